@@ -1,0 +1,64 @@
+// Lint is architecture: the module-boundary rule below is what keeps services out of each other's
+// internals. Scopes say who may use whom; types say which layer may depend on which.
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const SERVICE_SCOPES = ['gateway', 'content', 'segment', 'profile', 'ingestion'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.nx/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Nest resolves providers by their runtime class, so decorated constructor parameters must stay value imports.
+      '@typescript-eslint/consistent-type-imports': 'off',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          banTransitiveDependencies: false,
+          allow: [],
+          depConstraints: [
+            // Layers.
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
+            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'],
+            },
+            // Scopes: a service host may only carry its own service; the standalone host carries all.
+            ...SERVICE_SCOPES.map((scope) => ({
+              sourceTag: `scope:${scope}`,
+              onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
+            })),
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
+            {
+              sourceTag: 'scope:standalone',
+              onlyDependOnLibsWithTags: ['scope:shared', ...SERVICE_SCOPES.map((s) => `scope:${s}`)],
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

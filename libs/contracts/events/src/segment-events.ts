@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { defineTopic } from './topic';
+
+/**
+ * A batch of user ids submitted to a segment (add or remove). One request is split into chunks so
+ * that no message grows past what a broker accepts; the job completes when its last chunk applies.
+ */
+export const SegmentUserIdsSubmitted = defineTopic(
+  'guidepost.segments.user-ids-submitted.v1',
+  'segment id',
+  Type.Object({
+    accountId: Type.String(),
+    segmentId: Type.String(),
+    jobId: Type.String(),
+    operation: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+    userIds: Type.Array(Type.String()),
+    chunkIndex: Type.Integer({ minimum: 0 }),
+    chunkCount: Type.Integer({ minimum: 1 }),
+    submittedAt: Type.String({ format: 'date-time' }),
+  }),
+);
+
+/** A request to export a segment's membership, with the user properties to include. */
+export const SegmentMembershipExportRequested = defineTopic(
+  'guidepost.segments.membership-export-requested.v1',
+  'segment id',
+  Type.Object({
+    accountId: Type.String(),
+    segmentId: Type.String(),
+    jobId: Type.String(),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('json')]),
+    propertyNames: Type.Array(Type.String()),
+    email: Type.Optional(Type.String()),
+    requestedAt: Type.String({ format: 'date-time' }),
+  }),
+);

@@ -1,0 +1,6 @@
+import { version as packageVersion } from '../../../../package.json';
+
+/** The public interface version this build implements, with the build as semver metadata. */
+export const PUBLIC_API_VERSION = `2.32.0+guidepost.${packageVersion}`;
+/** Response header that carries `PUBLIC_API_VERSION` on every response. */
+export const API_VERSION_HEADER = 'X-API-Version';

@@ -1,0 +1,38 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Every 4xx and 5xx response body. */
+export const ProblemSchema = Type.Object(
+  {
+    error: Type.Literal(true),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    title: Type.String({ description: 'HTTP status phrase' }),
+    detail: Type.String({ description: 'What was wrong: the field, row or line at fault' }),
+  },
+  { $id: 'Problem' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+export const StatusAcknowledgementSchema = Type.Object(
+  { status: Type.Literal(200), title: Type.Literal('OK') },
+  { $id: 'StatusAcknowledgement' },
+);
+export type StatusAcknowledgement = Static<typeof StatusAcknowledgementSchema>;
+
+export const AsyncAcknowledgementSchema = Type.Object(
+  {
+    status: Type.Literal(202),
+    title: Type.Literal('Accepted'),
+    job_id: Type.String(),
+    job_url: Type.String({ format: 'uri', description: 'Absolute URL of the job resource; answers at once' }),
+  },
+  { $id: 'AsyncAcknowledgement' },
+);
+export type AsyncAcknowledgement = Static<typeof AsyncAcknowledgementSchema>;
+
+export function statusAcknowledgement(): StatusAcknowledgement {
+  return { status: 200, title: 'OK' };
+}
+
+export function asyncAcknowledgement(jobId: string, jobUrl: string): AsyncAcknowledgement {
+  return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrl };
+}

@@ -1,0 +1,34 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Topic } from '@guidepost/contracts-events';
+import { MessageBus, type OutgoingMessage, type Subscription } from './message-bus.port';
+import { assertValidPayload } from './payload-validator';
+
+/**
+ * The bus of the standalone shape. `publish` hands each message to every subscribed group, in order,
+ * and resolves only when all of them succeeded; a failure rejects, and the outbox relay delivers the
+ * message again later. Handlers are idempotent, so a group that already succeeded tolerates the repeat.
+ */
+@Injectable()
+export class InProcessBus extends MessageBus {
+  private readonly logger = new Logger(InProcessBus.name);
+  private readonly subscriptions = new Map<string, Subscription<Topic>[]>();
+
+  async publish(messages: readonly OutgoingMessage[]): Promise<void> {
+    for (const message of messages) {
+      for (const subscription of this.subscriptions.get(message.topic) ?? []) {
+        assertValidPayload(subscription.topic, message);
+        await subscription.handle(message);
+      }
+    }
+  }
+
+  subscribe<T extends Topic>(subscription: Subscription<T>): void {
+    const existing = this.subscriptions.get(subscription.topic.name) ?? [];
+    if (existing.some((s) => s.group === subscription.group)) {
+      throw new Error(`group ${subscription.group} already subscribes to ${subscription.topic.name}`);
+    }
+    existing.push(subscription as unknown as Subscription<Topic>);
+    this.subscriptions.set(subscription.topic.name, existing);
+    this.logger.debug(`${subscription.group} subscribed to ${subscription.topic.name}`);
+  }
+}

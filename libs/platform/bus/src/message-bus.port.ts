@@ -1,0 +1,23 @@
+import type { BusMessage, PayloadOf, Topic } from '@guidepost/contracts-events';
+
+/** A message on its way out; the bus fills in nothing, so ids stay deterministic end to end. */
+export type OutgoingMessage = BusMessage<unknown>;
+
+export interface Subscription<T extends Topic> {
+  readonly topic: T;
+  /** Consumer group: every group receives every message once; members of one group share them. */
+  readonly group: string;
+  /** Handles one message. Throwing means "not done": the message is delivered again later. */
+  readonly handle: (message: BusMessage<PayloadOf<T>>) => Promise<void>;
+}
+
+/**
+ * The bus port. Producers never call `publish` directly: they append to their outbox inside their
+ * own transaction and the outbox relay publishes (see platform-database). Adapters: in-process for the
+ * standalone shape, Kafka for the distributed one.
+ */
+export abstract class MessageBus {
+  /** Resolves once every message is durable on the bus (in process: once every subscriber handled it). */
+  abstract publish(messages: readonly OutgoingMessage[]): Promise<void>;
+  abstract subscribe<T extends Topic>(subscription: Subscription<T>): void;
+}

@@ -1,0 +1,4 @@
+export { AppConfig } from './app-config';
+export { EnvironmentSchema, type Environment } from './config.schema';
+export { ConfigurationError, loadConfig } from './load-config';
+export { PlatformConfigModule } from './config.module';

@@ -1,0 +1,102 @@
+import {
+  type DynamicModule,
+  Inject,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { AppConfig } from '@guidepost/platform-config';
+import { MessageBus } from '@guidepost/platform-bus';
+import { MESSAGING_ENTITIES } from './messaging.entities';
+import { OutboxRelay } from './outbox-relay';
+import { UnitOfWork } from './unit-of-work';
+
+export interface ServiceDatabaseOptions {
+  /** The service's PostgreSQL schema; also the name of its TypeORM data source. */
+  readonly schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own entity list type
+  readonly entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own migration list type
+  readonly migrations: MixedList<Function | string>;
+}
+
+export const unitOfWorkToken = (schema: string): string => `UnitOfWork:${schema}`;
+const relayToken = (schema: string): string => `OutboxRelay:${schema}`;
+
+/** Injects the `UnitOfWork` of the named service schema. */
+export const InjectUnitOfWork = (schema: string): ParameterDecorator => Inject(unitOfWorkToken(schema));
+
+/**
+ * Applies a service's migrations to its own schema. Migrations are the only way tables are made, in
+ * every shape; this is what start-up and the migration command both call.
+ */
+export async function migrateServiceSchema(dataSource: DataSource, schema: string): Promise<void> {
+  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  await dataSource.runMigrations({ transaction: 'each' });
+}
+
+/**
+ * One service's database: a TypeORM data source bound to the service's own schema (a service never
+ * reads another's tables), its migrations, its unit of work and its outbox relay.
+ */
+@Module({})
+export class ServiceDatabaseModule {
+  static forService(options: ServiceDatabaseOptions): DynamicModule {
+    const { schema } = options;
+    const root = TypeOrmModule.forRootAsync({
+      name: schema,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): DataSourceOptions => {
+        if (!config.databaseUrl) throw new Error('GUIDEPOST_DATABASE_URL is not set and no embedded database was started');
+        return {
+          type: 'postgres',
+          url: config.databaseUrl,
+          schema,
+          entities: [...(options.entities as []), ...MESSAGING_ENTITIES],
+          migrations: options.migrations,
+          migrationsTableName: 'migrations',
+          applicationName: `guidepost-${schema}`,
+          poolSize: 10,
+        };
+      },
+      dataSourceFactory: async (dataSourceOptions) => {
+        const dataSource = await new DataSource(dataSourceOptions!).initialize();
+        await migrateServiceSchema(dataSource, schema);
+        return dataSource;
+      },
+    });
+    return {
+      module: ServiceDatabaseModule,
+      imports: [root, TypeOrmModule.forFeature(options.entities as [], schema)],
+      providers: [
+        {
+          provide: relayToken(schema),
+          inject: [getDataSourceToken(schema), MessageBus],
+          useFactory: (dataSource: DataSource, bus: MessageBus) => new OutboxRelay(dataSource, bus, schema),
+        },
+        {
+          provide: unitOfWorkToken(schema),
+          inject: [getDataSourceToken(schema), relayToken(schema)],
+          useFactory: (dataSource: DataSource, relay: OutboxRelay) => new UnitOfWork(dataSource, () => relay.nudge()),
+        },
+        { provide: RelayLifecycle, inject: [relayToken(schema)], useFactory: (relay: OutboxRelay) => new RelayLifecycle(relay) },
+      ],
+      exports: [TypeOrmModule, unitOfWorkToken(schema)],
+    };
+  }
+}
+
+/** Starts the relay once the whole application is wired, and stops it before connections close. */
+class RelayLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(private readonly relay: OutboxRelay) {}
+
+  onApplicationBootstrap(): void {
+    this.relay.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.relay.stop();
+  }
+}

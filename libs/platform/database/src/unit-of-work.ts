@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { BusMessage, PayloadOf, Topic } from '@guidepost/contracts-events';
+import { OutboxMessageEntity, ProcessedMessageEntity } from './messaging.entities';
+
+/** What a transaction may do besides writing its own tables: announce what it changed. */
+export interface Transaction {
+  readonly manager: EntityManager;
+  /** Appends a message to the outbox; it is published after, and only if, the transaction commits. */
+  emit<T extends Topic>(topic: T, key: string, payload: PayloadOf<T>, id?: string): void;
+}
+
+/**
+ * One service's transactions. Each `run` commits its writes and its outbox messages together, then
+ * wakes the relay so the messages leave at once instead of at the next poll.
+ */
+export class UnitOfWork {
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly onCommitted: () => void,
+  ) {}
+
+  async run<R>(work: (tx: Transaction) => Promise<R>): Promise<R> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const pending: BusMessage[] = [];
+      const tx: Transaction = {
+        manager,
+        emit: (topic, key, payload, id = randomUUID()) =>
+          pending.push({ id, topic: topic.name, key, payload, occurredAt: new Date().toISOString() }),
+      };
+      const value = await work(tx);
+      await appendToOutbox(manager, pending);
+      return { value, emitted: pending.length };
+    });
+    if (result.emitted > 0) this.onCommitted();
+    return result.value;
+  }
+
+  /**
+   * Runs a consumer's work once per message and group: the processed-message mark and the work commit
+   * together, so a redelivered message is skipped and a failed one is retried whole.
+   */
+  async runOnce<R>(group: string, messageId: string, work: (tx: Transaction) => Promise<R>): Promise<R | undefined> {
+    return this.run(async (tx) => {
+      const inserted = await tx.manager
+        .createQueryBuilder()
+        .insert()
+        .into(ProcessedMessageEntity)
+        .values({ consumerGroup: group, messageId })
+        .orIgnore()
+        .returning(['message_id'])
+        .execute();
+      if ((inserted.raw as unknown[]).length === 0) return undefined;
+      return work(tx);
+    });
+  }
+}
+
+async function appendToOutbox(manager: EntityManager, messages: BusMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await manager.insert(
+    OutboxMessageEntity,
+    messages.map((m) => ({ id: m.id, topic: m.topic, key: m.key, payload: m.payload as object, occurredAt: new Date(m.occurredAt) })),
+  );
+}
