@@ -2,8 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { defineTopic } from './topic';
 
 /**
- * A batch of user ids submitted to a segment (add or remove). One request is split into chunks so
- * that no message grows past what a broker accepts; the job completes when its last chunk applies.
+ * One chunk of user ids submitted to a segment (add or remove). The ids themselves are staged in the
+ * segment service's own tables in the transaction that accepts the request, so a message stays small
+ * whatever the size of the upload and the producer never holds more than one chunk in memory; the
+ * message says which chunk of which job to apply. The job completes when its last chunk applies.
  */
 export const SegmentUserIdsSubmitted = defineTopic(
   'guidepost.segments.user-ids-submitted.v1',
@@ -13,7 +15,6 @@ export const SegmentUserIdsSubmitted = defineTopic(
     segmentId: Type.String(),
     jobId: Type.String(),
     operation: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
-    userIds: Type.Array(Type.String()),
     chunkIndex: Type.Integer({ minimum: 0 }),
     chunkCount: Type.Integer({ minimum: 1 }),
     submittedAt: Type.String({ format: 'date-time' }),

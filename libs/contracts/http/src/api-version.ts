@@ -1,3 +1,5 @@
+// The build suffix is the workspace's own version, which lives in the root package.json.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { version as packageVersion } from '../../../../package.json';
 
 /** The public interface version this build implements, with the build as semver metadata. */

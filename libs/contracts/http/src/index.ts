@@ -11,3 +11,18 @@ export {
 } from './schemas/common.schema';
 export { JobName, JobRegistryClient, type CreatedJob } from './internal/job-registry.port';
 export { UserProfileDirectory } from './internal/user-profile-directory.port';
+export {
+  JOB_LIST_LIMIT,
+  JOB_STATUSES,
+  JobDetailSchema,
+  JobEventSchema,
+  JobSummarySchema,
+  type JobDetail,
+  type JobEvent,
+  type JobStatus,
+  type JobSummary,
+} from './schemas/jobs.schema';
+export * from './schemas/content.schema';
+export * from './schemas/segment.schema';
+export * from './admin';
+export { buildOpenApiDocument } from './openapi/openapi-document';

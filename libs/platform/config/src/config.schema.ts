@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 export const EnvironmentSchema = Type.Object({
   GUIDEPOST_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the HTTP server binds to' }),
-  GUIDEPOST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port (0 picks a free one)' }),
+  GUIDEPOST_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080, description: 'HTTP port' }),
   GUIDEPOST_DATA_DIR: Type.String({ default: '.guidepost', description: 'Folder for embedded PostgreSQL, blobs and generated secrets' }),
   GUIDEPOST_PUBLIC_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url` and `job_url` fields; derived from the request when unset' }),

@@ -51,6 +51,7 @@ export class ServiceDatabaseModule {
       useFactory: (config: AppConfig): DataSourceOptions => {
         if (!config.databaseUrl) throw new Error('GUIDEPOST_DATABASE_URL is not set and no embedded database was started');
         return {
+          name: schema,
           type: 'postgres',
           url: config.databaseUrl,
           schema,

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { type Experience, ExperienceUpsertSchema } from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
+import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { compileValidator, notFound } from '@guidepost/platform-http';
+import { ExperienceRepository } from '../data-access/content.repositories';
+import { CONTENT_SCHEMA } from '../data-access/content-schema';
+import { EXPERIENCE_KINDS, type ExperienceKind } from '../domain/content-records';
+import type { PublicationCommand } from '../domain/publication';
+import { toPublicExperience } from '../domain/public-shapes';
+import { experienceRecordOf } from '../domain/record-writes';
+import type { PublishableCatalog } from './publishable-catalog';
+import { recordsOf } from './record-batch';
+import { changePublication, upsertRecords } from './transactional-writes';
+
+const validateExperienceUpsert = compileValidator(ExperienceUpsertSchema);
+
+/** Pins and mobile experiences: one record shape and one set of rules, told apart by kind. */
+@Injectable()
+export class ExperienceCatalog {
+  constructor(
+    private readonly experiences: ExperienceRepository,
+    @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The catalog of one kind, as the public endpoints of `/pins` or `/mobile` use it. */
+  of(kind: ExperienceKind): PublishableCatalog<Experience> {
+    return {
+      list: (accountId) => this.list(kind, accountId),
+      get: (accountId, id) => this.get(kind, accountId, id),
+      publish: (accountId, id) => this.changePublication(kind, accountId, id, 'publish'),
+      unpublish: (accountId, id) => this.changePublication(kind, accountId, id, 'unpublish'),
+    };
+  }
+
+  /** Admin upsert of a JSON array of records of one kind (or one record); answers how many were written. */
+  upsert(kind: ExperienceKind, accountId: string, body: unknown): Promise<number> {
+    const inputs = recordsOf(body, validateExperienceUpsert);
+    return upsertRecords(this.unitOfWork, this.experiences, { accountId, kind }, inputs, (input, existing, now) =>
+      experienceRecordOf(kind, accountId, input, existing, now),
+    );
+  }
+
+  private async list(kind: ExperienceKind, accountId: string): Promise<Experience[]> {
+    const records = await this.experiences.list({ accountId, kind });
+    return records.map((record) => toPublicExperience(record, this.config.publicUrl));
+  }
+
+  private async get(kind: ExperienceKind, accountId: string, id: string): Promise<Experience> {
+    const record = await this.experiences.findOne({ accountId, kind }, id);
+    if (!record) throw notFound(EXPERIENCE_KINDS[kind].resourceName, id);
+    return toPublicExperience(record, this.config.publicUrl);
+  }
+
+  private changePublication(kind: ExperienceKind, accountId: string, id: string, command: PublicationCommand): Promise<void> {
+    const target = { scope: { accountId, kind }, id, resourceName: EXPERIENCE_KINDS[kind].resourceName };
+    return changePublication(this.unitOfWork, this.experiences, target, command);
+  }
+}

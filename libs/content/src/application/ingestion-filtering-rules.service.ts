@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { IngestionFilteringRulesChanged } from '@guidepost/contracts-events';
+import { type IngestionFilteringRules, IngestionFilteringRulesInputSchema } from '@guidepost/contracts-http';
+import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { compileValidator } from '@guidepost/platform-http';
+import { CONTENT_SCHEMA } from '../data-access/content-schema';
+import { IngestionFilteringRulesRepository } from '../data-access/ingestion-filtering-rules.repository';
+import {
+  defaultFilteringRules,
+  filteringRulesChange,
+  filteringRulesOf,
+  toPublicFilteringRules,
+} from '../domain/ingestion-filtering-rules';
+
+const validateRulesInput = compileValidator(IngestionFilteringRulesInputSchema);
+
+/** The account's ingestion filtering rules: owned here, applied by the services that take data in. */
+@Injectable()
+export class IngestionFilteringRulesService {
+  constructor(
+    private readonly rules: IngestionFilteringRulesRepository,
+    @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /** The stored rules, or the default (deny mode, empty lists: nothing dropped) for an account that set none. */
+  async get(accountId: string): Promise<IngestionFilteringRules> {
+    return toPublicFilteringRules((await this.rules.find(accountId)) ?? defaultFilteringRules(accountId));
+  }
+
+  /**
+   * Replaces the rules and announces them in the same transaction, so that the services applying
+   * them (which keep their own copy) can never miss a committed change.
+   */
+  async replace(accountId: string, body: unknown): Promise<IngestionFilteringRules> {
+    const rules = filteringRulesOf(accountId, validateRulesInput(body), new Date());
+    await this.unitOfWork.run(async (tx) => {
+      await this.rules.replace(tx.manager, rules);
+      tx.emit(IngestionFilteringRulesChanged, accountId, filteringRulesChange(rules));
+    });
+    return toPublicFilteringRules(rules);
+  }
+}

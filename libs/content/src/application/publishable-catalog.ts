@@ -1,0 +1,9 @@
+/** What the public API offers for every publishable kind (flows, pins, mobile experiences). */
+export interface PublishableCatalog<P> {
+  /** All records of the account, ordered by name, then id. */
+  list(accountId: string): Promise<P[]>;
+  /** One record; `not_found` when the account has none with this id. */
+  get(accountId: string, id: string): Promise<P>;
+  publish(accountId: string, id: string): Promise<void>;
+  unpublish(accountId: string, id: string): Promise<void>;
+}

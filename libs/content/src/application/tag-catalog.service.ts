@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { type Tag, TagUpsertSchema } from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
+import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { compileValidator, notFound } from '@guidepost/platform-http';
+import { TagRepository } from '../data-access/content.repositories';
+import { CONTENT_SCHEMA } from '../data-access/content-schema';
+import { toPublicTag } from '../domain/public-shapes';
+import { tagRecordOf } from '../domain/record-writes';
+import { recordsOf } from './record-batch';
+import { upsertRecords } from './transactional-writes';
+
+const validateTagUpsert = compileValidator(TagUpsertSchema);
+
+@Injectable()
+export class TagCatalog {
+  constructor(
+    private readonly tags: TagRepository,
+    @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** All tags of the account, ordered by name, then id. */
+  async list(accountId: string): Promise<Tag[]> {
+    const records = await this.tags.list({ accountId });
+    return records.map((record) => toPublicTag(record, this.config.publicUrl));
+  }
+
+  async get(accountId: string, id: string): Promise<Tag> {
+    const record = await this.tags.findOne({ accountId }, id);
+    if (!record) throw notFound('Tag', id);
+    return toPublicTag(record, this.config.publicUrl);
+  }
+
+  /** Admin upsert of a JSON array of tags (or one tag); answers how many were written. */
+  upsert(accountId: string, body: unknown): Promise<number> {
+    const inputs = recordsOf(body, validateTagUpsert);
+    return upsertRecords(this.unitOfWork, this.tags, { accountId }, inputs, (input, existing, now) =>
+      tagRecordOf(accountId, input, existing, now),
+    );
+  }
+}

@@ -1,0 +1,51 @@
+import { ExperienceUpsertSchema, FlowUpsertSchema, IngestionFilteringRulesInputSchema, TagUpsertSchema } from '@guidepost/contracts-http';
+import { compileValidator, DomainError } from '@guidepost/platform-http';
+import { recordsOf } from './record-batch';
+
+const validateFlow = compileValidator(FlowUpsertSchema);
+const validateExperience = compileValidator(ExperienceUpsertSchema);
+const validateTag = compileValidator(TagUpsertSchema);
+const validateRules = compileValidator(IngestionFilteringRulesInputSchema);
+
+function rejection(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error.detail;
+    throw error;
+  }
+  return 'accepted';
+}
+
+describe('admin upsert bodies against the content schemas', () => {
+  it('names the record index and the field, as the CLI shows it', () => {
+    const body = [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }, { id: 'c', name: 'C' }, { id: 'd', name: 'D', tag_ids: 'x' }];
+    expect(rejection(() => recordsOf(body, validateFlow))).toBe('[3].tag_ids: must be array');
+    expect(rejection(() => recordsOf([{ id: 'a' }], validateFlow))).toBe('[0].name: is required');
+    expect(rejection(() => recordsOf([{ id: '', name: 'A' }], validateTag))).toBe('[0].id: must not be empty');
+  });
+
+  it('rejects unknown fields but accepts the derived ones of an exported record', () => {
+    expect(rejection(() => recordsOf([{ id: 'a', name: 'A', colour: 'red' }], validateTag))).toBe('[0].colour: is not a known field');
+    const exported = { id: 'p', name: 'P', account_id: 'other', url: 'https://x', tags: { t: true }, tag_ids: ['t'] };
+    expect(recordsOf([exported], validateExperience)).toHaveLength(1);
+  });
+
+  it('takes times as zoned ISO 8601 strings or milliseconds, and nothing a Date cannot hold', () => {
+    expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2024-01-01T00:00:00+02:00', updated_at: 1_700_000_000_000 }))).toBe('accepted');
+    expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2016-12-31T23:59:60Z' }))).toMatch(/^created_at: /);
+    expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2024-01-01 00:00:00' }))).toMatch(/^created_at: /);
+    expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: 1e20 }))).toMatch(/^created_at: /);
+  });
+
+  it('validates steps inside an experience by their position', () => {
+    expect(rejection(() => recordsOf([{ id: 'p', name: 'P', steps: [{ id: 's' }, { name: 'no id' }] }], validateExperience))).toBe(
+      '[0].steps.1.id: is required',
+    );
+  });
+
+  it('accepts filtering rules with only a mode and rejects an unknown mode', () => {
+    expect(validateRules({ mode: 'allow' })).toEqual({ mode: 'allow' });
+    expect(rejection(() => validateRules({ mode: 'block' }))).toMatch(/^mode: /);
+  });
+});

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { ExperienceKind } from '../domain/content-records';
+import { CONTENT_SCHEMA } from './content-schema';
+import { ExperienceEntity } from './experience.entity';
+import { FlowEntity } from './flow.entity';
+import { PublishableRecordRepository, ScopedRecordRepository } from './scoped-record.repository';
+import { TagEntity } from './tag.entity';
+
+export interface AccountScope {
+  accountId: string;
+}
+
+export interface ExperienceScope extends AccountScope {
+  kind: ExperienceKind;
+}
+
+@Injectable()
+export class FlowRepository extends PublishableRecordRepository<FlowEntity, AccountScope> {
+  constructor(@InjectRepository(FlowEntity, CONTENT_SCHEMA) reader: Repository<FlowEntity>) {
+    super(reader, ['accountId', 'id']);
+  }
+}
+
+@Injectable()
+export class ExperienceRepository extends PublishableRecordRepository<ExperienceEntity, ExperienceScope> {
+  constructor(@InjectRepository(ExperienceEntity, CONTENT_SCHEMA) reader: Repository<ExperienceEntity>) {
+    super(reader, ['accountId', 'kind', 'id']);
+  }
+}
+
+@Injectable()
+export class TagRepository extends ScopedRecordRepository<TagEntity, AccountScope> {
+  constructor(@InjectRepository(TagEntity, CONTENT_SCHEMA) reader: Repository<TagEntity>) {
+    super(reader, ['accountId', 'id']);
+  }
+}

@@ -1,0 +1,38 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { FlowRecord } from '../domain/content-records';
+
+@Entity({ name: 'flows' })
+export class FlowEntity implements FlowRecord {
+  @PrimaryColumn({ name: 'account_id', type: 'text' })
+  accountId!: string;
+
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'boolean' })
+  published!: boolean;
+
+  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
+  publishedAt!: Date | null;
+
+  @Column({ type: 'text' })
+  frequency!: string;
+
+  @Column({ name: 'tag_ids', type: 'text', array: true })
+  tagIds!: string[];
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ name: 'created_by', type: 'text' })
+  createdBy!: string;
+
+  @Column({ name: 'updated_by', type: 'text' })
+  updatedBy!: string;
+}

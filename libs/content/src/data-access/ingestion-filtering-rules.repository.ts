@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Repository } from 'typeorm';
+import type { StoredFilteringRules } from '../domain/ingestion-filtering-rules';
+import { CONTENT_SCHEMA } from './content-schema';
+import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
+
+@Injectable()
+export class IngestionFilteringRulesRepository {
+  constructor(@InjectRepository(IngestionFilteringRulesEntity, CONTENT_SCHEMA) private readonly reader: Repository<IngestionFilteringRulesEntity>) {}
+
+  /** The account's stored rules; null when it never set any. */
+  find(accountId: string): Promise<StoredFilteringRules | null> {
+    return this.reader.findOneBy({ accountId });
+  }
+
+  async replace(manager: EntityManager, rules: StoredFilteringRules): Promise<void> {
+    await manager.upsert(IngestionFilteringRulesEntity, { ...rules }, ['accountId']);
+  }
+}

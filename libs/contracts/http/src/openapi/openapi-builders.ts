@@ -1,0 +1,299 @@
+import type { TSchema } from '@sinclair/typebox';
+import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
+import { ref, type JsonObject } from './schema-components';
+
+/**
+ * Small builders for the parts every operation of the document repeats: version and rate-limit
+ * headers, Problem Details errors, path parameters, the body formats and the CSV alternatives.
+ */
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type PathItems = Record<string, Partial<Record<HttpMethod, JsonObject>>>;
+
+/** Errors an operation can answer besides those every public operation can (401, 403, 429, 500). */
+export type OperationError = 400 | 404 | 413 | 415;
+
+export const ACCOUNT_PATH = '/v2/accounts/{account_id}';
+export const JSON_TYPE = 'application/json';
+export const CSV_TYPE = 'text/csv';
+export const NDJSON_TYPE = 'application/ndjson';
+export const MULTIPART_TYPE = 'multipart/mixed';
+export const MULTIPART_FORM_TYPE = 'multipart/form-data';
+
+const componentRef = (kind: 'headers' | 'parameters' | 'responses', name: string): JsonObject => ({ $ref: `#/components/${kind}/${name}` });
+
+// ---------------------------------------------------------------------------------------------------
+// Headers
+// ---------------------------------------------------------------------------------------------------
+
+const integerHeader = (description: string): JsonObject => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+export const HEADERS: Record<string, JsonObject> = {
+  'X-API-Version': {
+    description: 'The interface version, `2.32.0` with this build as semver metadata (`2.32.0+guidepost.<version>`); on every response',
+    schema: { type: 'string', pattern: '^2\\.32\\.0\\+guidepost\\.' },
+  },
+  'RateLimit-Limit': integerHeader('Requests the account may make per second (default 60, configurable)'),
+  'RateLimit-Remaining': integerHeader('Requests left in the current one-second window'),
+  'RateLimit-Reset': integerHeader('Whole seconds until the window resets'),
+  'Retry-After': integerHeader('Whole seconds to wait before retrying'),
+  'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
+};
+
+/** Headers of every answer to an authenticated public request. */
+function commonHeaders(): JsonObject {
+  return {
+    'X-API-Version': componentRef('headers', 'X-API-Version'),
+    'RateLimit-Limit': componentRef('headers', 'RateLimit-Limit'),
+    'RateLimit-Remaining': componentRef('headers', 'RateLimit-Remaining'),
+    'RateLimit-Reset': componentRef('headers', 'RateLimit-Reset'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------------
+
+const problem = (description: string, headers: JsonObject = {}): JsonObject => ({
+  description,
+  headers: { 'X-API-Version': componentRef('headers', 'X-API-Version'), ...headers },
+  content: { [JSON_TYPE]: { schema: ref(ProblemSchema) } },
+});
+
+const ERROR_RESPONSE_NAMES = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+} as const;
+
+export const ERROR_RESPONSES: Record<string, JsonObject> = {
+  BadRequest: problem(
+    'The request is malformed or invalid (malformed JSON, a missing or invalid field, a bad row or line); `detail` names ' +
+      'the field, row or line at fault.',
+  ),
+  Unauthorized: problem(
+    'Credentials are missing, malformed or invalid, or the key was revoked. Every request needs HTTP Basic ' +
+      'authentication with the API key as user name and the API secret as password.',
+    { 'WWW-Authenticate': componentRef('headers', 'WWW-Authenticate') },
+  ),
+  Forbidden: problem('The credentials are valid but belong to another account than the one in the path.'),
+  NotFound: problem('The endpoint or the resource does not exist; `detail` names the resource and its id.'),
+  PayloadTooLarge: problem(
+    'The request body is over 20 MB, or an uploaded file is over 200 MB; `detail` names the limit. Split the data into ' +
+      'several requests.',
+  ),
+  UnsupportedMediaType: problem(
+    'The `Content-Type` is not one this endpoint accepts; `detail` lists the accepted types.',
+  ),
+  TooManyRequests: problem(
+    'The account sent more requests than its rate limit allows (default 60 per second per account, configurable). Wait ' +
+      '`Retry-After` seconds (an integer) and retry; clients retry 429 and 5xx answers this way.',
+    {
+      'Retry-After': componentRef('headers', 'Retry-After'),
+      'RateLimit-Limit': componentRef('headers', 'RateLimit-Limit'),
+      'RateLimit-Remaining': componentRef('headers', 'RateLimit-Remaining'),
+      'RateLimit-Reset': componentRef('headers', 'RateLimit-Reset'),
+    },
+  ),
+  InternalServerError: problem('An unexpected failure; safe to retry. Accepted data is never lost.'),
+};
+
+function errorResponses(errors: readonly OperationError[]): JsonObject {
+  const statuses = [...new Set<keyof typeof ERROR_RESPONSE_NAMES>([...errors, 401, 403, 429, 500])].sort((a, b) => a - b);
+  return Object.fromEntries(statuses.map((status) => [String(status), componentRef('responses', ERROR_RESPONSE_NAMES[status])]));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------------
+
+const pathParameter = (name: string, description: string): JsonObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string', minLength: 1 },
+});
+
+export const PATH_PARAMETERS = {
+  account_id: pathParameter('account_id', 'Account identifier; the API key must belong to this account'),
+  flow_id: pathParameter('flow_id', 'Flow identifier'),
+  segment_id: pathParameter('segment_id', 'Segment identifier'),
+  tag_id: pathParameter('tag_id', 'Tag identifier'),
+  user_id: pathParameter('user_id', 'End-user identifier'),
+  group_id: pathParameter('group_id', 'Group identifier'),
+  job_id: pathParameter('job_id', 'Job identifier'),
+  pin_id: pathParameter('pin_id', 'Pin identifier'),
+  mobile_id: pathParameter('mobile_id', 'Mobile experience identifier'),
+} satisfies Record<string, JsonObject>;
+export type PathParameterName = keyof typeof PATH_PARAMETERS;
+
+// ---------------------------------------------------------------------------------------------------
+// Bodies
+// ---------------------------------------------------------------------------------------------------
+
+/** A JSON-only body. */
+export function jsonBody(schema: TSchema, description: string): JsonObject {
+  return { required: true, description, content: { [JSON_TYPE]: { schema: ref(schema) } } };
+}
+
+const uploadedFile = (accepted: string): JsonObject => ({
+  schema: {
+    type: 'object',
+    required: ['file'],
+    properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: `The file: ${accepted}` } },
+  },
+  encoding: { file: { contentType: `${CSV_TYPE}, ${NDJSON_TYPE}, application/octet-stream` } },
+});
+
+const LIMITS = 'A request body may hold up to 20 MB, an uploaded file up to 200 MB (413 beyond).';
+
+/** User ids in any of the four forms of the spec. */
+export function userIdsBody(userIdList: TSchema): JsonObject {
+  const file = 'newline-delimited JSON strings or CSV, one id per line';
+  return {
+    required: true,
+    description:
+      'The user ids, in one of four forms. Blank lines and indentation are ignored; a bad line is answered with 400 ' +
+      `naming it. ${LIMITS}`,
+    content: {
+      [JSON_TYPE]: { schema: ref(userIdList) },
+      [NDJSON_TYPE]: {
+        schema: { type: 'string', description: 'One double-quoted JSON string per line' },
+        example: '"user-1"\n"user-2"\n',
+      },
+      [CSV_TYPE]: {
+        schema: { type: 'string', description: 'One id per line; the header line is optional and reads `user_id` or `userId`' },
+        example: 'user_id\nuser-1\nuser-2\n',
+      },
+      [MULTIPART_TYPE]: uploadedFile(file),
+      [MULTIPART_FORM_TYPE]: uploadedFile(file),
+    },
+  };
+}
+
+/** Rows of a bulk import: NDJSON, CSV with a header line, or an uploaded file of either. */
+export function recordsBody(row: TSchema, description: string): JsonObject {
+  const itemSchema = ref(row);
+  return {
+    required: true,
+    description: `${description} Blank lines and indentation are ignored. ${LIMITS}`,
+    content: {
+      [NDJSON_TYPE]: {
+        schema: { type: 'string', description: 'One JSON object per line; each line is a row (`x-item-schema`)' },
+        'x-item-schema': itemSchema,
+      },
+      [CSV_TYPE]: {
+        schema: { type: 'string', description: 'A header line naming the fields, then one row per line (`x-item-schema`)' },
+        'x-item-schema': itemSchema,
+      },
+      [MULTIPART_TYPE]: { ...uploadedFile('newline-delimited JSON or CSV rows'), 'x-item-schema': itemSchema },
+      [MULTIPART_FORM_TYPE]: { ...uploadedFile('newline-delimited JSON or CSV rows'), 'x-item-schema': itemSchema },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Successful responses
+// ---------------------------------------------------------------------------------------------------
+
+export interface CsvForm {
+  /** Column names of the CSV form, in order. */
+  readonly columns: readonly string[];
+  /** Extra words on the CSV form (flattening, omitted fields). */
+  readonly note?: string;
+}
+
+/** The columns of a CSV form are the JSON field names of the schema. */
+export function csvOf(schema: TSchema, note?: string, omit: readonly string[] = []): CsvForm {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return { columns: Object.keys(properties).filter((name) => !omit.includes(name)), note };
+}
+
+function csvContent(form: CsvForm, many: boolean): JsonObject {
+  const header = form.columns.length > 0 ? `header line \`${form.columns.join(',')}\`` : 'header line of the field names';
+  const rows = many ? 'one row per object' : 'one row';
+  return {
+    schema: {
+      type: 'string',
+      description:
+        `CSV (with \`Accept: text/csv\`): ${header}, then ${rows}. Null values are empty cells; arrays and objects are ` +
+        `JSON text in one cell.${form.note ? ` ${form.note}` : ''}`,
+    },
+  };
+}
+
+/** A 200/201 answer with one object (JSON by default, CSV under `Accept: text/csv`). */
+export function objectResponse(description: string, schema: TSchema, csv: CsvForm = csvOf(schema)): JsonObject {
+  return {
+    description,
+    headers: commonHeaders(),
+    content: { [JSON_TYPE]: { schema: ref(schema) }, [CSV_TYPE]: csvContent(csv, false) },
+  };
+}
+
+/** A 200 answer with an array (JSON by default, CSV one row per object). */
+export function listResponse(description: string, schema: TSchema, csv: CsvForm = csvOf(schema)): JsonObject {
+  return {
+    description,
+    headers: commonHeaders(),
+    content: { [JSON_TYPE]: { schema: { type: 'array', items: ref(schema) } }, [CSV_TYPE]: csvContent(csv, true) },
+  };
+}
+
+/** 200 with `{ status: 200, title: 'OK' }` (CSV `status,title`). */
+export function statusAcknowledgementResponse(description: string): JsonObject {
+  return objectResponse(description, StatusAcknowledgementSchema);
+}
+
+/** 202 with the job of an offline operation (CSV `status,title,job_id,job_url`). */
+export function asyncAcknowledgementResponse(description: string): JsonObject {
+  return objectResponse(
+    `${description} The job is created before this answer, so \`job_url\` answers at once (status \`IN_PROGRESS\`); poll it ` +
+      'until `COMPLETED` or `FAILED`.',
+    AsyncAcknowledgementSchema,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------------------------------
+
+export interface OperationInput {
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly pathParameters?: readonly PathParameterName[];
+  readonly query?: readonly JsonObject[];
+  readonly requestBody?: JsonObject;
+  /** Successful answers by status. */
+  readonly responses: Readonly<Record<number, JsonObject>>;
+  readonly errors?: readonly OperationError[];
+}
+
+export function operation(input: OperationInput): JsonObject {
+  const parameters = [
+    componentRef('parameters', 'account_id'),
+    ...(input.pathParameters ?? []).map((name) => componentRef('parameters', name)),
+    ...(input.query ?? []),
+  ];
+  return {
+    operationId: input.operationId,
+    tags: [input.tag],
+    summary: input.summary,
+    ...(input.description ? { description: input.description } : {}),
+    parameters,
+    ...(input.requestBody ? { requestBody: input.requestBody } : {}),
+    responses: {
+      ...Object.fromEntries(Object.entries(input.responses).map(([status, response]) => [status, response])),
+      ...errorResponses(input.errors ?? []),
+    },
+  };
+}
+

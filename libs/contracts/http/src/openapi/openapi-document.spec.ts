@@ -1,0 +1,182 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { Type } from '@sinclair/typebox';
+import { PUBLIC_API_VERSION } from '../api-version';
+import { buildOpenApiDocument } from './openapi-document';
+import { SchemaComponents } from './schema-components';
+
+type Json = Record<string, unknown>;
+const ACCOUNT = '/v2/accounts/{account_id}';
+
+/** Every operation of public-api.md, plus the POST form of group association (decisions.md). */
+const SPEC_OPERATIONS: [string, string][] = [
+  ['get', '/flows'], ['get', '/flows/{flow_id}'], ['post', '/flows/{flow_id}/publish'], ['post', '/flows/{flow_id}/unpublish'],
+  ['get', '/segments'], ['post', '/segments'], ['get', '/segments/{segment_id}'], ['patch', '/segments/{segment_id}'],
+  ['delete', '/segments/{segment_id}'], ['post', '/segments/{segment_id}/add_user_ids'],
+  ['post', '/segments/{segment_id}/remove_user_ids'], ['post', '/segments/{segment_id}/segment_membership_export'],
+  ['get', '/tags'], ['get', '/tags/{tag_id}'],
+  ['get', '/users/{user_id}/profile'], ['patch', '/users/{user_id}/profile'], ['delete', '/users/{user_id}/profile'],
+  ['get', '/users/{user_id}/events'], ['post', '/users/{user_id}/events'],
+  ['get', '/groups/{group_id}/profile'], ['patch', '/groups/{group_id}/profile'], ['patch', '/groups/{group_id}/users'],
+  ['post', '/groups/{group_id}/users'],
+  ['post', '/import/profiles'], ['post', '/import/groups'], ['post', '/import/events'], ['post', '/export/events'],
+  ['get', '/jobs'], ['get', '/jobs/{job_id}'],
+  ['get', '/pins'], ['get', '/pins/{pin_id}'], ['post', '/pins/{pin_id}/publish'], ['post', '/pins/{pin_id}/unpublish'],
+  ['get', '/mobile'], ['get', '/mobile/{mobile_id}'], ['post', '/mobile/{mobile_id}/publish'],
+  ['post', '/mobile/{mobile_id}/unpublish'],
+  ['get', '/ingestion_filtering_rules'],
+];
+
+const document = buildOpenApiDocument() as Json & { paths: Record<string, Record<string, Json>>; components: Json };
+
+function operations(): [string, string, Json][] {
+  return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, Json]));
+}
+
+/** Every `$ref` anywhere in the document, with where it was found. */
+function references(node: unknown, at = '#'): [string, string][] {
+  if (Array.isArray(node)) return node.flatMap((child, index) => references(child, `${at}/${index}`));
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === '$ref' && typeof value === 'string' ? [[at, value] as [string, string]] : references(value, `${at}/${key}`),
+  );
+}
+
+function resolve(pointer: string): unknown {
+  return pointer
+    .slice(2)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Json)[segment] : undefined), document);
+}
+
+function schemaValidator(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'doc', components: document.components });
+  return ajv;
+}
+
+describe('buildOpenApiDocument', () => {
+  it('is an OpenAPI 3.1 document of this interface version with Basic authentication', () => {
+    expect(document['openapi']).toBe('3.1.0');
+    expect((document['info'] as Json)['version']).toBe(PUBLIC_API_VERSION);
+    expect(document['security']).toEqual([{ basicAuth: [] }]);
+    expect((document.components['securitySchemes'] as Json)['basicAuth']).toMatchObject({ type: 'http', scheme: 'basic' });
+  });
+
+  it('offers both regional hosts as server variables', () => {
+    const servers = document['servers'] as Json[];
+    expect(servers.map((server) => server['url'])).toEqual(['{base_url}', '{base_url_eu}']);
+  });
+
+  it.each(SPEC_OPERATIONS)('documents %s %s', (method, path) => {
+    expect(document.paths[`${ACCOUNT}${path}`]?.[method]).toBeDefined();
+  });
+
+  it('documents nothing beyond the spec', () => {
+    const documented = operations().map(([path, method]) => `${method} ${path}`).sort();
+    expect(documented).toEqual(SPEC_OPERATIONS.map(([method, path]) => `${method} ${ACCOUNT}${path}`).sort());
+  });
+
+  it('resolves every $ref', () => {
+    const dangling = references(document).filter(([, target]) => resolve(target) === undefined);
+    expect(dangling).toEqual([]);
+  });
+
+  it('gives operations unique ids and declares every path parameter', () => {
+    const ids = operations().map(([, , op]) => op['operationId']);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [path, , op] of operations()) {
+      const declared = (op['parameters'] as Json[]).map((parameter) =>
+        typeof parameter['$ref'] === 'string' ? (resolve(parameter['$ref']) as Json)['name'] : parameter['name'],
+      );
+      const inTemplate = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      expect({ path, missing: inTemplate.filter((name) => !declared.includes(name)) }).toEqual({ path, missing: [] });
+    }
+  });
+
+  it('documents authentication, access and throttling errors as Problem Details on every operation', () => {
+    for (const [path, method, op] of operations()) {
+      const responses = op['responses'] as Json;
+      for (const status of ['401', '403', '429', '500']) expect({ path, method, status, has: status in responses }).toMatchObject({ has: true });
+    }
+    const throttled = resolve('#/components/responses/TooManyRequests') as Json;
+    expect(Object.keys(throttled['headers'] as Json)).toEqual(
+      expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    );
+    expect((throttled['content'] as Json)['application/json']).toEqual({ schema: { $ref: '#/components/schemas/Problem' } });
+  });
+
+  it('documents 413 and 415 wherever a body is accepted, and JSON plus CSV for every success', () => {
+    for (const [path, method, op] of operations()) {
+      const responses = op['responses'] as Record<string, Json>;
+      if (op['requestBody'] !== undefined) expect({ path, method, has: '413' in responses && '415' in responses }).toMatchObject({ has: true });
+      for (const [status, response] of Object.entries(responses).filter(([status]) => status.startsWith('2'))) {
+        expect({ path, method, status, types: Object.keys(response['content'] as Json) }).toMatchObject({ types: ['application/json', 'text/csv'] });
+      }
+    }
+  });
+
+  it('accepts all four user-id forms for segment membership and group association', () => {
+    for (const path of ['/segments/{segment_id}/add_user_ids', '/segments/{segment_id}/remove_user_ids', '/groups/{group_id}/users']) {
+      const content = (document.paths[`${ACCOUNT}${path}`]['post']['requestBody'] as Json)['content'] as Json;
+      expect(Object.keys(content)).toEqual(expect.arrayContaining(['application/json', 'application/ndjson', 'text/csv', 'multipart/mixed']));
+    }
+  });
+
+  it('has component schemas that are valid JSON Schema 2020-12', () => {
+    const ajv = schemaValidator();
+    for (const name of Object.keys(document.components['schemas'] as Json)) {
+      expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` })).not.toThrow();
+    }
+  });
+
+  it('describes the export condition grammar in the 2020-12 form (tuples, nesting)', () => {
+    const validate = schemaValidator().compile({ $ref: 'doc#/components/schemas/EventExportRequest' });
+    const request = (conditions: unknown[]) => ({ format: 'csv', conditions, start_time: 0 });
+    expect(validate(request([['or', ['flow_id', '==', 'f'], ['and', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']]]]))).toBe(true);
+    expect(validate(request([['name', '==', 'a', 'extra']]))).toBe(false);
+    expect(validate(request([['or', ['name', 'between', 1]]]))).toBe(false);
+  });
+
+  it('describes a real content record and a job as they are returned', () => {
+    const ajv = schemaValidator();
+    const flow = {
+      id: 'welcome', name: 'Welcome', published: false, frequency: 'once', tag_ids: ['a'], tags: { a: true },
+      created_at: '2024-05-01T09:30:00Z', updated_at: '2024-05-01T09:30:00Z', published_at: null, created_by: 'x', updated_by: 'x',
+      url: 'http://localhost:8080/v2/accounts/acme/flows/welcome',
+    };
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Flow' }, flow)).toBe(true);
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Flow' }, { ...flow, tags: { a: 'yes' } })).toBe(false);
+    const job = {
+      id: 'j1', name: 'Import Profiles', started_at: '2024-05-01T09:30:00.123', status: 'COMPLETED',
+      url: 'http://localhost:8080/v2/accounts/acme/jobs/j1',
+      events: [{ name: 'Completed', timestamp: '2024-05-01T09:30:01.000Z', attributes: { ingestions_completed: 3 } }],
+    };
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/JobDetail' }, job)).toBe(true);
+  });
+});
+
+describe('SchemaComponents', () => {
+  it('publishes nested named schemas once, as references', () => {
+    const inner = Type.Object({ a: Type.String() }, { $id: 'Inner' });
+    const outer = Type.Object({ inner, many: Type.Array(inner) }, { $id: 'Outer' });
+    const components = new SchemaComponents().add(outer).all();
+    expect(Object.keys(components)).toEqual(['Inner', 'Outer']);
+    expect(components['Outer']['properties']).toMatchObject({
+      inner: { $ref: '#/components/schemas/Inner' },
+      many: { type: 'array', items: { $ref: '#/components/schemas/Inner' } },
+    });
+    expect(components['Inner']).not.toHaveProperty('$id');
+  });
+
+  it('rewrites tuples as prefixItems and string-keyed records as additionalProperties', () => {
+    const schema = Type.Object({ pair: Type.Tuple([Type.String(), Type.Number()]), map: Type.Record(Type.String(), Type.Boolean()) }, { $id: 'Forms' });
+    const forms = new SchemaComponents().add(schema).all()['Forms']['properties'] as Json;
+    expect(forms['pair']).toMatchObject({ prefixItems: [{ type: 'string' }, { type: 'number' }], items: false });
+    expect(forms['pair']).not.toHaveProperty('additionalItems');
+    expect(forms['map']).toMatchObject({ type: 'object', additionalProperties: { type: 'boolean' } });
+    expect(forms['map']).not.toHaveProperty('patternProperties');
+  });
+});

@@ -1,0 +1,141 @@
+import { PUBLIC_API_VERSION } from '../api-version';
+import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
+import { ExperienceSchema, FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
+import { EventSchema, TrackEventSchema } from '../schemas/events.schema';
+import { EventExportRequestSchema } from '../schemas/exports.schema';
+import { EventImportRowSchema, GroupImportRowSchema, ProfileImportRowSchema } from '../schemas/imports.schema';
+import { JobDetailSchema, JobEventSchema, JobSummarySchema } from '../schemas/jobs.schema';
+import {
+  GroupProfileSchema,
+  GroupProfileUpdateSchema,
+  UserIdListSchema,
+  UserProfileSchema,
+  UserProfileUpdateSchema,
+} from '../schemas/profiles.schema';
+import {
+  SegmentCreateSchema,
+  SegmentMembershipExportRequestSchema,
+  SegmentSchema,
+  SegmentUpdateSchema,
+} from '../schemas/segment.schema';
+import { ERROR_RESPONSES, HEADERS, PATH_PARAMETERS } from './openapi-builders';
+import { bulkPaths } from './paths/bulk.paths';
+import { contentPaths } from './paths/content.paths';
+import { peoplePaths } from './paths/people.paths';
+import { segmentPaths } from './paths/segments.paths';
+import { SchemaComponents, type JsonObject } from './schema-components';
+
+const DESCRIPTION = `
+The public API of an in-product experience platform: guided flows, pins, mobile experiences, user segments, tags,
+end-user and group data, and offline jobs. Every path begins with \`/v2/accounts/{account_id}\`.
+
+**Authentication.** HTTP Basic on every request: the API key is the user name, the API secret the password. Missing or
+invalid credentials get 401 (with \`WWW-Authenticate\`); a key used on another account's path gets 403. A revoked key
+may keep working for up to 30 seconds on other gateway replicas.
+
+**Request bodies.** \`application/json\`, \`application/ndjson\` (one JSON value per line; \`application/x-ndjson\` too),
+\`text/csv\` (a header line first unless an endpoint says otherwise) or \`multipart/mixed\` (\`multipart/form-data\` too)
+with the file in a part named \`file\`, as each endpoint lists. Blank lines and indentation are ignored. Any other content type gets 415. A body over
+20 MB, or an uploaded file over 200 MB, gets 413 naming the limit. Endpoints without a body (publish, unpublish) accept
+requests with no body and no \`Content-Type\`.
+
+**Responses.** JSON unless the request carries \`Accept: text/csv\` (no \`Accept\` header means JSON). The CSV form is
+a header line of the JSON field names and one row per object; null values are empty cells; arrays and objects are JSON
+text in one cell; event output flattens \`attributes\` into \`attributes.<key>\` columns. Lists are not paginated:
+unknown query parameters (such as \`page\` or \`limit\`) are ignored, never rejected. Synchronous operations answer 200
+(201 on creation); offline operations answer 202 with a \`job_id\` and a \`job_url\` to poll.
+
+**Timestamps.** Flows: \`YYYY-MM-DDTHH:MM:SSZ\`. Pins and mobile experiences (and their steps): integers, milliseconds
+since 1970. Segments and tags: ISO 8601 with milliseconds and \`Z\`. Job \`started_at\`: UTC without a zone suffix.
+
+**Errors.** Every 4xx and 5xx is a Problem Details object \`{ error: true, status, title, detail }\` whose \`detail\`
+names the field, row or line at fault.
+
+**Throttling.** 60 requests per second per account by default (configurable). A throttled request gets 429 with an
+integer \`Retry-After\` (seconds) and the \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers;
+clients retry 429 and 5xx answers after \`Retry-After\`.
+
+**Versioning.** Every response carries \`X-API-Version\`: \`2.32.0\` with this build after a plus sign. Both regional
+hosts behave identically. A deployment serves HTTPS through its ingress or proxy.
+`.trim();
+
+const TAGS = [
+  ['Flows', 'Guided flows: read, publish and unpublish'],
+  ['Segments', 'User segments and their membership'],
+  ['Tags', 'Tags of flows, pins and mobile experiences'],
+  ['Users', 'End-user profiles and events'],
+  ['Groups', 'Group profiles and the users of a group'],
+  ['Import', 'Bulk imports of profiles, groups and events (offline)'],
+  ['Export', 'Bulk event export (offline)'],
+  ['Jobs', 'Offline jobs'],
+  ['Pins', 'Pins: read, publish and unpublish'],
+  ['Mobile experiences', 'Mobile experiences: read, publish and unpublish'],
+  ['Ingestion filtering rules', 'Which event names and properties are kept at intake'],
+].map(([name, description]) => ({ name, description }));
+
+const regionalServer = (variable: string, region: string): JsonObject => ({
+  url: `{${variable}}`,
+  description: `${region} region (both regions behave identically)`,
+  variables: {
+    [variable]: { default: 'http://localhost:8080', description: `Base address of the ${region} deployment, without a trailing slash` },
+  },
+});
+
+/** The OpenAPI 3.1 document of the whole public API, generated from the schemas that validate it. */
+export function buildOpenApiDocument(): JsonObject {
+  const schemas = new SchemaComponents().add(
+    ProblemSchema,
+    StatusAcknowledgementSchema,
+    AsyncAcknowledgementSchema,
+    FlowSchema,
+    ExperienceSchema,
+    TagSchema,
+    IngestionFilteringRulesSchema,
+    SegmentSchema,
+    SegmentCreateSchema,
+    SegmentUpdateSchema,
+    SegmentMembershipExportRequestSchema,
+    UserIdListSchema,
+    UserProfileSchema,
+    UserProfileUpdateSchema,
+    GroupProfileSchema,
+    GroupProfileUpdateSchema,
+    EventSchema,
+    TrackEventSchema,
+    ProfileImportRowSchema,
+    GroupImportRowSchema,
+    EventImportRowSchema,
+    EventExportRequestSchema,
+    JobSummarySchema,
+    JobEventSchema,
+    JobDetailSchema,
+  );
+  const paths = { ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths() };
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: 'Guidepost public API',
+      version: PUBLIC_API_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [regionalServer('base_url', 'US'), regionalServer('base_url_eu', 'EU')],
+    security: [{ basicAuth: [] }],
+    tags: TAGS,
+    paths,
+    components: {
+      schemas: schemas.all(),
+      parameters: PATH_PARAMETERS,
+      headers: HEADERS,
+      responses: ERROR_RESPONSES,
+      securitySchemes: {
+        basicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'The API key as user name and the API secret as password, as created in the account settings',
+        },
+      },
+    },
+  };
+}

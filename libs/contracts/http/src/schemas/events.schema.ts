@@ -1,0 +1,93 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * End-user events as the public API takes them (track) and returns them (history). Names starting
+ * `svc:` are internal events the service records itself (for example `svc:profile_update`); names
+ * starting `svc_custom:` are click-to-track events, recorded like any other.
+ */
+
+export const EVENT_HISTORY_DEFAULT_LIMIT = 100;
+export const EVENT_HISTORY_MAX_LIMIT = 10_000;
+/** `+HH:MM` or `-HH:MM`, from -14:00 to +14:00. */
+export const TIME_ZONE_OFFSET_PATTERN = '^[+-](0\\d|1[0-4]):[0-5]\\d$';
+export const TIME_ZONE_MAX_MINUTES = 14 * 60;
+
+const freeForm = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+/** A time zone offset in either form the spec allows; no `$id`, so schemas that embed it compile on their own. */
+export const timeZoneSchema = (description: string) =>
+  Type.Union(
+    [
+      Type.String({ pattern: TIME_ZONE_OFFSET_PATTERN, description: '`+HH:MM` or `-HH:MM`', examples: ['-04:00'] }),
+      Type.Integer({ minimum: -TIME_ZONE_MAX_MINUTES, maximum: TIME_ZONE_MAX_MINUTES, description: 'Minutes east of UTC', examples: [-240] }),
+    ],
+    { description },
+  );
+
+export const EventSchema = Type.Object(
+  {
+    user_id: Type.String({ description: 'End user the event belongs to' }),
+    name: Type.String({ description: 'Event name' }),
+    timestamp: Type.String({
+      format: 'date-time',
+      description: 'ISO 8601 date-time in the requested time zone (UTC, `Z`, by default)',
+      examples: ['2024-05-01T09:30:00.000Z', '2024-05-01T05:30:00.000-04:00'],
+    }),
+    attributes: Type.Optional(freeForm('Free-form key/value data; absent when the event has none')),
+  },
+  { $id: 'Event', description: 'A recorded end-user event' },
+);
+export type Event = Static<typeof EventSchema>;
+
+export const TrackEventSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'Event name', examples: ['signup', 'svc_custom:clicked_help'] }),
+    timestamp: Type.String({
+      format: 'date-time',
+      description: 'When the event happened: ISO 8601 date-time with `Z` or an offset such as `-04:00`',
+      examples: ['2024-05-01T09:30:00Z', '2024-05-01T05:30:00-04:00'],
+    }),
+    attributes: Type.Optional(
+      Type.Object(
+        {
+          _identity: Type.Optional(freeForm('Identity data of the end user (free-form)')),
+        },
+        { additionalProperties: true, description: 'Free-form key/value data; may include an `_identity` object' },
+      ),
+    ),
+    group_id: Type.Optional(Type.String({ minLength: 1, description: 'Group the event applies to' })),
+    context: Type.Optional(
+      Type.Object(
+        { url: Type.Optional(Type.String({ description: 'Page the event happened on' })) },
+        { additionalProperties: true, description: 'Context of the event' },
+      ),
+    ),
+  },
+  {
+    $id: 'TrackEvent',
+    description:
+      'Body of `POST /users/{user_id}/events`. The event is acknowledged only once it is durable, is usable for targeting ' +
+      'and personalization at once and appears in event history within seconds. An event whose name the ingestion ' +
+      'filtering rules drop is acknowledged and counted, not stored.',
+  },
+);
+export type TrackEvent = Static<typeof TrackEventSchema>;
+
+export const EventHistoryQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: EVENT_HISTORY_MAX_LIMIT,
+        default: EVENT_HISTORY_DEFAULT_LIMIT,
+        description: `At most this many events (default ${EVENT_HISTORY_DEFAULT_LIMIT}, at most ${EVENT_HISTORY_MAX_LIMIT})`,
+      }),
+    ),
+    time_zone: Type.Optional(timeZoneSchema('Time zone of the returned timestamps; default 0 (UTC)')),
+  },
+  {
+    $id: 'EventHistoryQuery',
+    description: 'Query of `GET /users/{user_id}/events`, after parsing (query values arrive as text). Other parameters are ignored.',
+  },
+);
+export type EventHistoryQuery = Static<typeof EventHistoryQuerySchema>;

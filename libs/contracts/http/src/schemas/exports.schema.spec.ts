@@ -1,0 +1,48 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { EventExportRequestSchema } from './exports.schema';
+
+// The same ajv settings the platform's validators use (draft-07, no coercion).
+const validate = addFormats(new Ajv({ strict: false })).compile(EventExportRequestSchema);
+const request = (conditions: unknown[]) => ({ format: 'json', conditions, start_time: '2024-05-01T00:00:00Z' });
+
+describe('EventExportRequestSchema', () => {
+  it.each([
+    ['all events', []],
+    ['an equality on an attribute', [['flow_id', '==', 'welcome']]],
+    ['a like with wildcards', [['name', 'like', 'svc:%']]],
+    ['membership', [['user_segment_id', 'not in', ['a', 'b']]]],
+    ['a null test without value', [['nps_feedback', 'is not null']]],
+    ['nested conjunctions', [['or', ['name', '==', 'a'], ['and', ['checklist_id', '!=', 'c'], ['user_id', 'ilike', 'u%']]]]],
+  ])('accepts %s', (_case, conditions) => {
+    expect(validate(request(conditions))).toBe(true);
+  });
+
+  it.each([
+    ['an unknown operator', [['name', '~=', 'a']]],
+    ['a membership test without an array', [['name', 'in', 'a']]],
+    ['an empty membership list', [['name', 'in', []]]],
+    ['a null test with a value', [['name', 'is null', 'x']]],
+    ['an unknown conjunction', [['xor', ['name', '==', 'a']]]],
+    ['a conjunction without conditions', [['or']]],
+    ['a bad condition inside a conjunction', [['or', ['name', '==', 'a'], ['name', 'between', 1]]]],
+    ['a condition that is not an array', ['name == a']],
+    ['a comparison with an object value', [['name', '==', { a: 1 }]]],
+  ])('refuses %s', (_case, conditions) => {
+    expect(validate(request(conditions))).toBe(false);
+  });
+
+  it('takes start and end as ISO 8601 or milliseconds, and one address or several', () => {
+    expect(validate({ ...request([]), start_time: 1714521600000, end_time: '2024-05-02T00:00:00-04:00', email: ['a@example.com'] })).toBe(true);
+    expect(validate({ ...request([]), email: 'a@example.com', time_zone: '-04:00', limit: 10, offset: 20 })).toBe(true);
+    expect(validate({ ...request([]), time_zone: -240 })).toBe(true);
+  });
+
+  it('refuses a limit over ten million, a missing start and unknown fields', () => {
+    expect(validate({ ...request([]), limit: 10_000_001 })).toBe(false);
+    expect(validate({ format: 'json', conditions: [] })).toBe(false);
+    expect(validate({ ...request([]), page: 2 })).toBe(false);
+    expect(validate({ ...request([]), format: 'xml' })).toBe(false);
+    expect(validate({ ...request([]), time_zone: '4 hours' })).toBe(false);
+  });
+});

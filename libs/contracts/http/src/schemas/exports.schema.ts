@@ -1,0 +1,114 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { timeZoneSchema } from './events.schema';
+
+/**
+ * The bulk event export request (`POST /export/events`) and its condition grammar (decisions.md):
+ * a condition is `[field, operator, value]`, `[field, 'is null' | 'is not null']` or
+ * `[conjunction, condition, ...]`; top-level conditions are joined with AND.
+ */
+
+export const EXPORT_MAX_EVENTS = 10_000_000;
+export const EXPORT_FORMATS = ['csv', 'json'] as const;
+export const COMPARISON_OPERATORS = ['==', '!=', 'like', 'not like', 'ilike', 'not ilike'] as const;
+export const MEMBERSHIP_OPERATORS = ['in', 'not in'] as const;
+export const NULL_OPERATORS = ['is null', 'is not null'] as const;
+export const CONJUNCTIONS = ['and', 'or'] as const;
+/** Fields that are the event's own columns; any other field names the attribute of that name. */
+export const EVENT_COLUMN_FIELDS = ['name', 'user_id', 'group_id', 'timestamp'] as const;
+
+export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
+export type MembershipOperator = (typeof MEMBERSHIP_OPERATORS)[number];
+export type NullOperator = (typeof NULL_OPERATORS)[number];
+export type Conjunction = (typeof CONJUNCTIONS)[number];
+export type ConditionValue = string | number | boolean;
+export type ExportCondition =
+  | [field: string, operator: ComparisonOperator, value: ConditionValue]
+  | [field: string, operator: MembershipOperator, values: ConditionValue[]]
+  | [field: string, operator: NullOperator]
+  | [conjunction: Conjunction, ...conditions: ExportCondition[]];
+
+const CONDITION_ID = 'ExportCondition';
+const self = { $ref: CONDITION_ID };
+const scalar = { type: ['string', 'number', 'boolean'], description: 'Compared value (a query parameter, never SQL text)' };
+const field = {
+  type: 'string',
+  minLength: 1,
+  not: { enum: [...CONJUNCTIONS] },
+  description: `\`${EVENT_COLUMN_FIELDS.join('`, `')}\` (the event's columns) or any other name, which means the attribute of that name (\`flow_id\` is \`attributes.flow_id\`)`,
+};
+/** A fixed-length tuple in the draft-07 form the validators use (the OpenAPI document converts it to `prefixItems`). */
+const tuple = (items: object[], description: string) => ({
+  type: 'array',
+  items,
+  additionalItems: false,
+  minItems: items.length,
+  maxItems: items.length,
+  description,
+});
+
+/**
+ * Written as plain JSON Schema because TypeBox tuples have no rest element; `$id` makes the
+ * conjunction form's `$ref` point back at the condition itself.
+ */
+export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
+  $id: CONDITION_ID,
+  anyOf: [
+    tuple([field, { enum: [...COMPARISON_OPERATORS] }, scalar], '`[field, operator, value]`; `like` family: `%` and `_` wildcards'),
+    tuple(
+      [field, { enum: [...MEMBERSHIP_OPERATORS] }, { type: 'array', items: scalar, minItems: 1 }],
+      '`[field, "in" | "not in", [values]]`',
+    ),
+    tuple([field, { enum: [...NULL_OPERATORS] }], '`[field, "is null" | "is not null"]` (no value)'),
+    {
+      type: 'array',
+      items: [{ enum: [...CONJUNCTIONS] }],
+      additionalItems: self,
+      minItems: 2,
+      description: '`[conjunction, condition, condition, ...]`, nestable',
+    },
+  ],
+  description:
+    `A filter condition. Operators: ${[...COMPARISON_OPERATORS, ...MEMBERSHIP_OPERATORS, ...NULL_OPERATORS].map((op) => `\`${op}\``).join(', ')}. ` +
+    `Conjunctions: \`and\`, \`or\`. Anything else is answered with 400 naming the offending condition.`,
+  examples: [['flow_id', '==', 'welcome'], ['or', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']]],
+});
+
+const instant = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })], {
+    description: `${description}: ISO 8601 date-time or milliseconds since 1970`,
+  });
+
+export const EventExportRequestSchema = Type.Object(
+  {
+    format: Type.Union(
+      EXPORT_FORMATS.map((format) => Type.Literal(format)),
+      {
+        description:
+          '`json`: newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `attributes`; `csv`: ' +
+          'columns `name`, `timestamp`, `user_id` and one `attributes.<key>` column per attribute key seen (sorted)',
+      },
+    ),
+    conditions: Type.Array(ExportConditionSchema, { description: 'Filter; top-level conditions are joined with AND; `[]` selects all events' }),
+    start_time: instant('Start of the range'),
+    end_time: Type.Optional(instant('End of the range')),
+    email: Type.Optional(
+      Type.Union([Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { minItems: 1 })], {
+        description: 'Address(es) that receive the link to the export when it is done; the link is also in the job detail',
+      }),
+    ),
+    time_zone: Type.Optional(timeZoneSchema('Time zone of the exported timestamps; default 0 (UTC)')),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: EXPORT_MAX_EVENTS, description: `Most events exported; never more than ${EXPORT_MAX_EVENTS}` }),
+    ),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Events to skip; with `limit`, for pagination' })),
+  },
+  {
+    $id: 'EventExportRequest',
+    additionalProperties: false,
+    description:
+      'Body of `POST /export/events`. The finished job carries the link to the file in ' +
+      'its `Completed` event (`signed_s3_url`, valid one week, with `expires_at` and `rows`); the recommended range is ' +
+      'under one month.',
+  },
+);
+export type EventExportRequest = Static<typeof EventExportRequestSchema>;

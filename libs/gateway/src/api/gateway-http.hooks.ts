@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PublicApiGate } from '../application/public-api-gate';
+
+/**
+ * Installs the gateway's checks as a Fastify `onRequest` hook: it runs before any body is read and for
+ * unknown routes too, so nothing under `/v2/` is reachable without valid credentials. A host calls
+ * `install` on its Fastify instance before `app.init()` registers the routes. Failures are thrown as
+ * `DomainError`s; the platform's error handler answers them with Problem Details.
+ */
+@Injectable()
+export class GatewayHttpHooks {
+  constructor(private readonly gate: PublicApiGate) {}
+
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', async (request, reply) => {
+      await this.gate.admit(
+        {
+          url: request.url,
+          routePattern: request.routeOptions.url,
+          accountParam: accountParamOf(request),
+          authorization: request.headers.authorization,
+        },
+        (name, value) => void reply.header(name, value),
+      );
+    });
+  }
+}
+
+function accountParamOf(request: FastifyRequest): string | undefined {
+  const params = request.params;
+  if (typeof params !== 'object' || params === null || !('account_id' in params)) return undefined;
+  return typeof params.account_id === 'string' ? params.account_id : undefined;
+}

@@ -1,0 +1,76 @@
+import { DomainError } from '@guidepost/platform-http';
+import { parseBasicAuthorization, type BasicAuthorization } from '../domain/basic-credentials';
+import type { FixedWindowRateLimiter, RateLimitDecision } from '../domain/fixed-window-rate-limiter';
+import { publicApiTarget, type RequestLocation } from '../domain/public-api-target';
+import type { ApiKeyAuthenticator } from './api-key-authenticator';
+import type { ActiveApiKey } from './api-key-lookup.port';
+
+export interface GateRequest extends RequestLocation {
+  readonly authorization: string | undefined;
+}
+
+export type SetHeader = (name: string, value: string) => void;
+
+const AUTHENTICATE_CHALLENGE = 'Basic realm="guidepost"';
+
+/**
+ * What the gateway checks before any public route runs: credentials (401), the account's request
+ * budget (429) and that the key belongs to the account in the path (403). Throttling is counted
+ * against the key's own account before the account check, so a key probing other accounts is
+ * throttled too, and every authenticated answer carries the RateLimit headers.
+ */
+export class PublicApiGate {
+  constructor(
+    private readonly authenticator: ApiKeyAuthenticator,
+    private readonly rateLimiter: FixedWindowRateLimiter,
+  ) {}
+
+  /** Resolves when the request may proceed; otherwise throws the `DomainError` to answer with. */
+  async admit(request: GateRequest, setHeader: SetHeader): Promise<void> {
+    const target = publicApiTarget(request);
+    if (!target.guarded) return;
+
+    const apiKey = await this.authenticate(request.authorization, setHeader);
+    const budget = this.rateLimiter.take(apiKey.accountId);
+    announceBudget(budget, setHeader);
+    if (!budget.allowed) {
+      throw new DomainError(
+        'throttled',
+        `Rate limit of ${budget.limit} requests per second exceeded for this account; retry after ${budget.resetSeconds} s`,
+        { retryAfterSeconds: budget.resetSeconds },
+      );
+    }
+    if (target.accountId !== undefined && target.accountId !== apiKey.accountId) {
+      throw new DomainError('forbidden', `The API key does not grant access to account '${target.accountId}'`);
+    }
+  }
+
+  private async authenticate(authorization: string | undefined, setHeader: SetHeader): Promise<ActiveApiKey> {
+    const parsed = parseBasicAuthorization(authorization);
+    if (parsed.kind === 'credentials') {
+      const apiKey = await this.authenticator.authenticate(parsed.key, parsed.secret);
+      if (apiKey !== undefined) return apiKey;
+    }
+    // RFC 9110: a 401 names the scheme the client should use.
+    setHeader('WWW-Authenticate', AUTHENTICATE_CHALLENGE);
+    throw new DomainError('unauthenticated', unauthenticatedDetail(parsed));
+  }
+}
+
+function unauthenticatedDetail(parsed: BasicAuthorization): string {
+  switch (parsed.kind) {
+    case 'missing':
+      return 'Authorization header is missing: use HTTP Basic authentication with the API key as user name and the API secret as password';
+    case 'malformed':
+      return `Authorization header is malformed: ${parsed.reason}`;
+    case 'credentials':
+      // One answer for unknown, revoked and wrong secret, so a caller cannot probe which keys exist.
+      return 'The API key or secret is invalid, or the key was revoked';
+  }
+}
+
+function announceBudget(budget: RateLimitDecision, setHeader: SetHeader): void {
+  setHeader('RateLimit-Limit', String(budget.limit));
+  setHeader('RateLimit-Remaining', String(budget.remaining));
+  setHeader('RateLimit-Reset', String(budget.resetSeconds));
+}

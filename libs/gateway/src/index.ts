@@ -1,0 +1,3 @@
+export { GatewayModule } from './gateway.module';
+export { GatewayHttpHooks } from './api/gateway-http.hooks';
+export { OpenApiModule } from './openapi.module';

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import type { JobStatus } from '@guidepost/contracts-http';
+import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { JobEventEntity } from './job-event.entity';
+import { JobEntity } from './job.entity';
+
+export type NewJobEvent = Omit<JobEventEntity, 'sequence'>;
+
+/** Storage of jobs and their events. Writes that belong to a transaction take its `EntityManager`. */
+@Injectable()
+export class JobRepository {
+  constructor(
+    @InjectRepository(JobEntity, INGESTION_SCHEMA) private readonly jobs: Repository<JobEntity>,
+    @InjectRepository(JobEventEntity, INGESTION_SCHEMA) private readonly events: Repository<JobEventEntity>,
+  ) {}
+
+  async insert(job: JobEntity): Promise<void> {
+    await this.jobs.insert(job);
+  }
+
+  findRecent(accountId: string, limit: number): Promise<JobEntity[]> {
+    return this.jobs.find({ where: { accountId }, order: { startedAt: 'DESC', id: 'DESC' }, take: limit });
+  }
+
+  findOne(accountId: string, jobId: string): Promise<JobEntity | null> {
+    return this.jobs.findOneBy({ accountId, id: jobId });
+  }
+
+  eventsOf(jobId: string): Promise<JobEventEntity[]> {
+    return this.events.find({ where: { jobId }, order: { sequence: 'ASC' } });
+  }
+
+  /** Locks the job's row for the transaction, so that its events get gap-free sequence numbers in order. */
+  lockForUpdate(manager: EntityManager, jobId: string): Promise<JobEntity | null> {
+    return manager.findOne(JobEntity, { where: { id: jobId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Appends an event after the job's last one; false when that message was already recorded. */
+  async append(manager: EntityManager, event: NewJobEvent): Promise<boolean> {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO ${INGESTION_SCHEMA}.job_events (job_id, sequence, message_id, name, timestamp, attributes)
+       SELECT $1, COALESCE(MAX(sequence), 0) + 1, $2, $3, $4, $5
+         FROM ${INGESTION_SCHEMA}.job_events WHERE job_id = $1
+       ON CONFLICT (message_id) DO NOTHING
+       RETURNING sequence`,
+      [event.jobId, event.messageId, event.name, event.timestamp, JSON.stringify(event.attributes)],
+    );
+    return inserted.length > 0;
+  }
+
+  async updateStatus(manager: EntityManager, jobId: string, status: JobStatus): Promise<void> {
+    await manager.update(JobEntity, { id: jobId }, { status });
+  }
+}

@@ -1,0 +1,49 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { assertValidBlobKey } from './blob-key';
+import type { SignedBlobLink } from './blob-store.port';
+
+/** Longest link lifetime: one week, the most an S3 presigned URL allows. */
+export const MAX_LINK_TTL_SECONDS = 604_800;
+
+export type LinkVerdict = 'valid' | 'expired' | 'invalid';
+
+const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
+const EXPIRES_PATTERN = /^[0-9]{1,12}$/;
+
+/**
+ * Signs and checks blob download links: `<publicUrl>/blobs/<key>?expires=<unix seconds>&signature=<hex>`
+ * where the signature is HMAC-SHA256 over the key and the expiry. Whoever holds the link may download
+ * the object until it expires; nobody can make a link for another key or a later expiry.
+ */
+export class BlobLinkSigner {
+  constructor(
+    private readonly secret: string,
+    private readonly publicUrl: string,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  sign(key: string, ttlSeconds: number): SignedBlobLink {
+    assertValidBlobKey(key);
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_LINK_TTL_SECONDS) {
+      throw new RangeError(`link lifetime must be a whole number of seconds from 1 to ${MAX_LINK_TTL_SECONDS}, got ${ttlSeconds}`);
+    }
+    const expires = Math.floor(this.nowMs() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signature(key, String(expires)) });
+    return { url: `${this.publicUrl}/blobs/${key}?${query.toString()}`, expiresAt: new Date(expires * 1000).toISOString() };
+  }
+
+  /** Checks a link's parameters as received (a repeated or missing parameter is not a string). */
+  verify(key: string, expires: unknown, signature: unknown): LinkVerdict {
+    if (typeof expires !== 'string' || typeof signature !== 'string') return 'invalid';
+    if (!EXPIRES_PATTERN.test(expires) || !SIGNATURE_PATTERN.test(signature)) return 'invalid';
+    const expected = Buffer.from(this.signature(key, expires), 'hex');
+    // Constant time, so response timing reveals nothing about how much of a forged signature matched.
+    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
+    return Math.floor(this.nowMs() / 1000) > Number(expires) ? 'expired' : 'valid';
+  }
+
+  /** A newline separates key and expiry (keys never hold one), so no other pair signs the same text. */
+  private signature(key: string, expires: string): string {
+    return createHmac('sha256', this.secret).update(`${key}\n${expires}`).digest('hex');
+  }
+}

@@ -1,0 +1,29 @@
+import type { Readable } from 'node:stream';
+
+/** A stored object, opened for reading. */
+export interface OpenedBlob {
+  readonly stream: Readable;
+  readonly bytes: number;
+  readonly contentType: string;
+}
+
+/** A link that downloads one object without credentials until it expires. */
+export interface SignedBlobLink {
+  readonly url: string;
+  /** ISO 8601 (UTC) end of the link's validity. */
+  readonly expiresAt: string;
+}
+
+/**
+ * Storage for large objects (staged uploads, export results). Keys are relative paths of
+ * `[A-Za-z0-9._-]` segments joined by `/` (see `assertValidBlobKey`). Adapters: a local folder in
+ * the standalone shape, an S3-compatible store (MinIO) in the distributed one.
+ */
+export abstract class BlobStore {
+  /** Streams `body` into the object `key` (replacing it), with bounded memory; a reader never sees half an object. */
+  abstract put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }>;
+  /** The object, or undefined when there is none under `key`. The caller consumes or destroys the stream. */
+  abstract open(key: string): Promise<OpenedBlob | undefined>;
+  /** A download link for `key` valid `ttlSeconds` (at most one week, like an S3 presigned URL). */
+  abstract signedUrl(key: string, ttlSeconds: number): SignedBlobLink;
+}

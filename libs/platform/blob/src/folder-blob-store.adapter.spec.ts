@@ -1,0 +1,72 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { BlobLinkSigner } from './blob-link-signer';
+import { FolderBlobStore } from './folder-blob-store.adapter';
+
+describe('FolderBlobStore', () => {
+  let root: string;
+  let store: FolderBlobStore;
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'guidepost-blobs-'));
+    store = new FolderBlobStore(root, new BlobLinkSigner('a-signing-secret-of-thirty-two-characters', 'http://localhost'));
+  });
+
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  it('gives back what was put, with its size and content type', async () => {
+    const body = 'user_id,name\nu1,Ada\n';
+    await expect(store.put('exports/job-1.csv', Readable.from([body]), 'text/csv')).resolves.toEqual({ bytes: body.length });
+
+    const blob = await store.open('exports/job-1.csv');
+    expect(blob).toMatchObject({ bytes: body.length, contentType: 'text/csv' });
+    await expect(text(blob!.stream)).resolves.toBe(body);
+  });
+
+  it('streams a body of many chunks', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    const chunks = Array.from({ length: 64 }, () => chunk);
+    await expect(store.put('big.bin', Readable.from(chunks), 'application/octet-stream')).resolves.toEqual({ bytes: 64 * chunk.length });
+    const blob = await store.open('big.bin');
+    expect((await text(blob!.stream)).length).toBe(64 * chunk.length);
+  });
+
+  it('replaces an object put again under the same key', async () => {
+    await store.put('a.json', Readable.from(['{"v":1}']), 'application/json');
+    await store.put('a.json', Readable.from(['{"v":2}\n']), 'application/x-ndjson');
+    const blob = await store.open('a.json');
+    expect(blob).toMatchObject({ bytes: 8, contentType: 'application/x-ndjson' });
+    await expect(text(blob!.stream)).resolves.toBe('{"v":2}\n');
+  });
+
+  it('answers undefined for a key with no object', async () => {
+    await expect(store.open('exports/missing.csv')).resolves.toBeUndefined();
+    await store.put('exports', Readable.from(['file, not folder']), 'text/plain');
+    await expect(store.open('exports/under-a-file.csv')).resolves.toBeUndefined();
+  });
+
+  it('leaves nothing behind and keeps the old object when the body fails mid-stream', async () => {
+    await store.put('a.csv', Readable.from(['old']), 'text/csv');
+    const failing = new Readable({
+      read() {
+        this.push('partial');
+        this.destroy(new Error('client went away'));
+      },
+    });
+    await expect(store.put('a.csv', failing, 'text/csv')).rejects.toThrow('client went away');
+    await expect(text((await store.open('a.csv'))!.stream)).resolves.toBe('old');
+    await expect(readdir(join(root, 'tmp'))).resolves.toEqual([]);
+  });
+
+  it('refuses keys that could leave its folder', async () => {
+    await expect(store.put('../outside.csv', Readable.from(['x']), 'text/csv')).rejects.toThrow('".."');
+    await expect(store.open('/etc/passwd')).rejects.toThrow('invalid blob key');
+  });
+
+  it('signs links for its keys', () => {
+    expect(store.signedUrl('exports/job-1.csv', 60).url).toMatch(/^http:\/\/localhost\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=/);
+  });
+});

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidBlobKey } from './blob-key';
+import type { BlobLinkSigner } from './blob-link-signer';
+import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
+
+const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+interface BlobMetadata {
+  readonly contentType: string;
+}
+
+/**
+ * The blob store of the standalone shape: one file per object under `<root>/objects`, its content
+ * type beside it under `<root>/meta`. Writes stream into `<root>/tmp` (same file system) and are
+ * renamed into place once complete and flushed, so a reader sees the old object or the new one,
+ * never a part. Links are served by `BlobDownloadController`.
+ */
+export class FolderBlobStore extends BlobStore {
+  constructor(
+    private readonly root: string,
+    private readonly signer: BlobLinkSigner,
+  ) {
+    super();
+  }
+
+  async put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }> {
+    assertValidBlobKey(key);
+    const object = await this.stage((path) => pipeline(body, createWriteStream(path, { flags: 'wx' })));
+    const staged = [object.path];
+    try {
+      const metadata: BlobMetadata = { contentType };
+      const meta = await this.stage((path) => writeFile(path, JSON.stringify(metadata), { flag: 'wx' }));
+      staged.push(meta.path);
+      // Metadata first: whoever finds the new object also finds its content type.
+      await this.moveIntoPlace(meta.path, this.metaPath(key));
+      await this.moveIntoPlace(object.path, this.objectPath(key));
+      return { bytes: object.bytes };
+    } catch (error) {
+      await Promise.all(staged.map((path) => rm(path, { force: true })));
+      throw error;
+    }
+  }
+
+  async open(key: string): Promise<OpenedBlob | undefined> {
+    assertValidBlobKey(key);
+    const handle = await open(this.objectPath(key), 'r').catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    if (!handle) return undefined;
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      return { stream: handle.createReadStream(), bytes: stats.size, contentType: await this.contentTypeOf(key) };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  signedUrl(key: string, ttlSeconds: number): SignedBlobLink {
+    return this.signer.sign(key, ttlSeconds);
+  }
+
+  /** Writes a new file in the staging folder and flushes it to disk; removes it if anything fails. */
+  private async stage(write: (path: string) => Promise<void>): Promise<{ path: string; bytes: number }> {
+    const path = join(this.root, 'tmp', randomUUID());
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await write(path);
+      const handle = await open(path, 'r+');
+      try {
+        await handle.sync();
+        return { path, bytes: (await handle.stat()).size };
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      await rm(path, { force: true });
+      throw error;
+    }
+  }
+
+  private async moveIntoPlace(stagedPath: string, target: string): Promise<void> {
+    await mkdir(dirname(target), { recursive: true });
+    await rename(stagedPath, target);
+  }
+
+  private async contentTypeOf(key: string): Promise<string> {
+    try {
+      const metadata = JSON.parse(await readFile(this.metaPath(key), 'utf8')) as Partial<BlobMetadata>;
+      return typeof metadata.contentType === 'string' ? metadata.contentType : DEFAULT_CONTENT_TYPE;
+    } catch (error) {
+      if (isMissing(error)) return DEFAULT_CONTENT_TYPE;
+      throw error;
+    }
+  }
+
+  private objectPath(key: string): string {
+    return join(this.root, 'objects', key);
+  }
+
+  private metaPath(key: string): string {
+    return join(this.root, 'meta', `${key}.json`);
+  }
+}
+
+/** ENOENT, or ENOTDIR when a key's parent is itself an object. */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}

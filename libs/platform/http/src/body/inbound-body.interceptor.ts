@@ -1,0 +1,53 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+import { AppConfig } from '@guidepost/platform-config';
+import { DomainError } from '../errors/domain-error';
+import { ACCEPTS_BODY } from './accepts-body.decorator';
+import { INBOUND_BODY, type BodyFormat, type InboundBody, type RequestWithInboundBody } from './inbound-body';
+import { bodyFormatOf, describeSentMediaType, mediaTypeOf, unsupportedMediaTypeDetail } from './media-types';
+import { uploadedRecords } from './uploaded-file';
+
+/**
+ * Enforces `@AcceptsBody(...)` and turns what the content-type parsers produced into the handler's
+ * `InboundBody`. Handlers without the decorator are left alone: their body, if any, is never read.
+ */
+@Injectable()
+export class InboundBodyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const accepted = this.reflector.get<BodyFormat[] | undefined>(ACCEPTS_BODY, context.getHandler());
+    if (accepted && context.getType() === 'http') {
+      const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithInboundBody>();
+      request[INBOUND_BODY] = await this.inboundBodyOf(request, accepted);
+    }
+    return next.handle();
+  }
+
+  private async inboundBodyOf(request: FastifyRequest, accepted: readonly BodyFormat[]): Promise<InboundBody> {
+    const mediaType = mediaTypeOf(request.headers['content-type']);
+    // The parsers let a type outside the list through only when the body is empty.
+    const format = bodyFormatOf(mediaType);
+    if (format === undefined) return { kind: 'empty' };
+    if (!accepted.includes(format)) {
+      throw new DomainError('unsupported_media_type', unsupportedMediaTypeDetail(describeSentMediaType(mediaType), accepted));
+    }
+    switch (format) {
+      case 'json':
+        return request.body === undefined ? { kind: 'empty' } : { kind: 'json', value: request.body };
+      case 'ndjson':
+      case 'csv':
+        return { kind: 'records', format, origin: 'body', stream: request.body as InboundStream };
+      case 'file':
+        return uploadedRecords(request, this.config.fileLimitBytes);
+    }
+  }
+}
+
+/** What the streaming parser (see `http-server.ts`) leaves as the body of NDJSON and CSV requests. */
+type InboundStream = Extract<InboundBody, { kind: 'records' }>['stream'];

@@ -1,0 +1,39 @@
+/** The kinds of failure application code reports; each maps to exactly one HTTP status (see `problemOf`). */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'not_found'
+  | 'conflict'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'throttled';
+
+export interface DomainErrorOptions {
+  /** For `throttled`: whole seconds until the client may retry; sent as `Retry-After`. */
+  readonly retryAfterSeconds?: number;
+}
+
+/**
+ * A failure the client can act on. Application code throws it; the HTTP layer turns it into a
+ * Problem Details response in one place, so no handler builds error responses itself. `detail` is
+ * shown to the client as is: name the field, row or line at fault.
+ */
+export class DomainError extends Error {
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    options: DomainErrorOptions = {},
+  ) {
+    super(detail);
+    this.name = 'DomainError';
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** The standard "does not exist" failure, e.g. `Segment 'abc' was not found`. */
+export function notFound(resource: string, id: string): DomainError {
+  return new DomainError('not_found', `${resource} '${id}' was not found`);
+}

@@ -1,0 +1,114 @@
+import { STATUS_CODES } from 'node:http';
+import { HttpException } from '@nestjs/common';
+import type { Problem } from '@guidepost/contracts-http';
+import { unsupportedMediaTypeDetail } from '../body/media-types';
+import { DomainError, type ErrorCode } from './domain-error';
+import { payloadTooLarge } from './size-limit';
+
+/** A Problem Details response: status, body and any extra headers (e.g. `Retry-After`). */
+export interface ProblemResponse {
+  readonly status: number;
+  readonly body: Problem;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The configured size limits, so that a 413 can name the one that was exceeded. */
+export interface SizeLimits {
+  readonly bodyLimitBytes: number;
+  readonly fileLimitBytes: number;
+}
+
+/** Errors of Fastify and its plugins (`@fastify/error`): a code and an HTTP status. */
+interface FastifyLikeError extends Error {
+  readonly code: string;
+  readonly statusCode: number;
+}
+
+const UNEXPECTED_DETAIL = 'An unexpected error occurred; it has been logged';
+
+/**
+ * The one mapping from anything thrown to a Problem Details response. It serves the global exception
+ * filter, which Nest also installs as Fastify's error handler (during `app.init()`, replacing any set
+ * before), so failures in content-type parsers and Fastify hooks, which run before Nest, end here
+ * too; Nest hands those over as `HttpException`s carrying Fastify's status and message. Errors that
+ * are neither domain nor HTTP errors become a 500 with a generic detail: internals never reach the
+ * client, and the caller logs every 5xx.
+ */
+export function problemOf(error: unknown, limits: SizeLimits): ProblemResponse {
+  if (error instanceof DomainError) return fromDomainError(error);
+  if (error instanceof HttpException) return fromHttpException(error, limits);
+  if (isFastifyError(error) && error.statusCode < 500) return fromFastifyError(error, limits);
+  return problem(500, UNEXPECTED_DETAIL);
+}
+
+function fromDomainError(error: DomainError): ProblemResponse {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
+  return { ...problem(statusOf(error.code), error.detail), headers };
+}
+
+function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_request':
+      return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'throttled':
+      return 429;
+  }
+}
+
+/**
+ * Nest's own exceptions, and Fastify's errors from before routing as Nest hands them over. Fastify's
+ * 413 and 415 messages are generic (the only 413 it raises there is the body limit), so those two get
+ * a detail that says what to change.
+ */
+function fromHttpException(exception: HttpException, limits: SizeLimits): ProblemResponse {
+  const status = exception.getStatus();
+  if (status === 413) return fromDomainError(payloadTooLarge('request body', limits.bodyLimitBytes));
+  if (status === 415) return problem(415, unsupportedMediaTypeDetail('this Content-Type'));
+  return problem(status, messageOf(exception));
+}
+
+/** Client errors thrown by Fastify plugins while a handler runs (multipart reading, mostly). */
+function fromFastifyError(error: FastifyLikeError, limits: SizeLimits): ProblemResponse {
+  switch (error.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return fromDomainError(payloadTooLarge('file', limits.fileLimitBytes));
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return fromDomainError(payloadTooLarge('request body', limits.bodyLimitBytes));
+    default:
+      return problem(error.statusCode, error.message);
+  }
+}
+
+function problem(status: number, detail: string): ProblemResponse {
+  return { status, body: { error: true, status, title: STATUS_CODES[status] ?? 'Error', detail }, headers: {} };
+}
+
+/** Nest exceptions carry either a string or `{ message: string | string[] }` (validation pipes). */
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+function isFastifyError(error: unknown): error is FastifyLikeError {
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<FastifyLikeError>).statusCode === 'number' &&
+    typeof (error as Partial<FastifyLikeError>).code === 'string'
+  );
+}

@@ -1,0 +1,13 @@
+export { DomainError, notFound, type DomainErrorOptions, type ErrorCode } from './errors/domain-error';
+export { problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
+export { compileValidator } from './validation/compile-validator';
+export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
+export { AcceptsBody } from './body/accepts-body.decorator';
+export { ndjsonValues, type NdjsonValue } from './body/ndjson-values';
+export { csvRows, type CsvRow } from './body/csv-rows';
+export { userIdsOf } from './body/user-ids-of';
+export { configureHttpServer, fastifyAdapterOptions, REQUEST_ID_HEADER } from './http-server';
+export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-rendering.decorator';
+export { renderCsv } from './rendering/render-csv';
+export { AdminTokenGuard } from './auth/admin-token.guard';
+export { PlatformHttpModule } from './platform-http.module';

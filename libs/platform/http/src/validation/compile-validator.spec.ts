@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { DomainError } from '../errors/domain-error';
+import { compileValidator } from './compile-validator';
+
+const SegmentSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    property_names: Type.Optional(Type.Array(Type.String())),
+    kind: Type.Optional(Type.Union([Type.Literal('static'), Type.Literal('dynamic')])),
+    owner: Type.Optional(Type.Object({ email: Type.String({ format: 'email' }) })),
+  },
+  { additionalProperties: false },
+);
+const validateSegment = compileValidator(SegmentSchema);
+
+function detailOf(value: unknown): string {
+  try {
+    validateSegment(value);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'invalid_request') return error.detail;
+    throw error;
+  }
+  throw new Error('expected the value to be rejected');
+}
+
+describe('compileValidator', () => {
+  it('returns a valid value as it is', () => {
+    const segment = { name: 'Power users', property_names: ['plan'] };
+    expect(validateSegment(segment)).toBe(segment);
+  });
+
+  it.each([
+    [{}, 'name: is required'],
+    [{ name: 3 }, 'name: must be string'],
+    [{ name: '' }, 'name: must not be empty'],
+    [{ name: 'a', property_names: ['x', 'y', 5] }, 'property_names.2: must be string'],
+    [{ name: 'a', kind: 'other' }, 'kind: must be one of "static", "dynamic"'],
+    [{ name: 'a', owner: {} }, 'owner.email: is required'],
+    [{ name: 'a', owner: { email: 'nope' } }, 'owner.email: must match format "email"'],
+    [{ name: 'a', colour: 'red' }, 'colour: is not a known field'],
+    [[], 'body: must be object'],
+  ])('rejects %j with "%s"', (value, detail) => {
+    expect(detailOf(value)).toBe(detail);
+  });
+
+  it('leaves unknown fields to the schema: allowed unless it says otherwise', () => {
+    const validateLoose = compileValidator(Type.Object({ id: Type.String() }));
+    expect(validateLoose({ id: 'a', extra: true })).toEqual({ id: 'a', extra: true });
+  });
+
+  it('never coerces types', () => {
+    const validateCount = compileValidator(Type.Object({ count: Type.Integer() }));
+    expect(() => validateCount({ count: '5' })).toThrow('count: must be integer');
+  });
+
+  it('compiles a schema with an $id more than once without complaint', () => {
+    const Identified = Type.Object({ id: Type.String() }, { $id: 'IdentifiedForValidatorSpec' });
+    expect(compileValidator(Identified)).toBe(compileValidator(Identified));
+  });
+});

@@ -1,0 +1,2 @@
+export { Mailer, type Mail } from './mailer.port';
+export { MailModule } from './mail.module';

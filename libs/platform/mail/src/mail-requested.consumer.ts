@@ -1,0 +1,36 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { MailRequested, type BusMessage, type PayloadOf } from '@guidepost/contracts-events';
+import { MessageBus } from '@guidepost/platform-bus';
+import { Mailer } from './mailer.port';
+import { RecentMessageIds } from './recent-message-ids';
+
+const GROUP = 'mail.sender';
+const REMEMBERED_MESSAGES = 10_000;
+
+/**
+ * Sends the mail other services request through their outbox. There is no database here, so
+ * idempotency is best effort: ids of mail sent by this process are remembered (in memory), which
+ * absorbs the usual redelivery (another group of the same message failed and the whole message came
+ * again); after a restart or on another replica a redelivered request is sent again. An SMTP adapter
+ * should pass the message id on (e.g. as the `Message-ID` header) so the mail system can deduplicate.
+ */
+@Injectable()
+export class MailRequestedConsumer implements OnModuleInit {
+  private readonly sent = new RecentMessageIds(REMEMBERED_MESSAGES);
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly mailer: Mailer,
+  ) {}
+
+  onModuleInit(): void {
+    this.bus.subscribe({ topic: MailRequested, group: GROUP, handle: (message) => this.handle(message) });
+  }
+
+  /** Rejects when the mailer does; the bus then delivers the request again later. */
+  async handle(message: BusMessage<PayloadOf<typeof MailRequested>>): Promise<void> {
+    if (this.sent.has(message.id)) return;
+    await this.mailer.send(message.payload);
+    this.sent.add(message.id);
+  }
+}

@@ -1,0 +1,2 @@
+export { ObservabilityModule, useStructuredLogger } from './observability.module';
+export { MetricsRegistry } from './metrics/metrics-registry';

@@ -1,0 +1,60 @@
+import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { type AsyncAcknowledgement, SegmentMembershipExportRequestSchema } from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
+import { AcceptsBody, compileValidator, InboundBody, userIdsOf } from '@guidepost/platform-http';
+import { MembershipChangeService } from '../application/membership-change.service';
+import { MembershipExportService } from '../application/membership-export.service';
+import type { MembershipOperation } from '../domain/membership-progress';
+import { jsonValueOf } from './json-body';
+import { acknowledgeJob } from './segment.presenter';
+
+const parseExportRequest = compileValidator(SegmentMembershipExportRequestSchema);
+
+/** The asynchronous segment operations: each answers 202 with the job that reports its outcome. */
+@Controller('v2/accounts/:account_id/segments/:segment_id')
+export class SegmentMembershipController {
+  constructor(
+    private readonly changes: MembershipChangeService,
+    private readonly exports: MembershipExportService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('add_user_ids')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @AcceptsBody('json', 'ndjson', 'csv', 'file')
+  add(
+    @Param('account_id') accountId: string,
+    @Param('segment_id') segmentId: string,
+    @InboundBody() body: InboundBody,
+  ): Promise<AsyncAcknowledgement> {
+    return this.submit(accountId, segmentId, 'add', body);
+  }
+
+  @Post('remove_user_ids')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @AcceptsBody('json', 'ndjson', 'csv', 'file')
+  remove(
+    @Param('account_id') accountId: string,
+    @Param('segment_id') segmentId: string,
+    @InboundBody() body: InboundBody,
+  ): Promise<AsyncAcknowledgement> {
+    return this.submit(accountId, segmentId, 'remove', body);
+  }
+
+  @Post('segment_membership_export')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @AcceptsBody('json')
+  async export(
+    @Param('account_id') accountId: string,
+    @Param('segment_id') segmentId: string,
+    @InboundBody() body: InboundBody,
+  ): Promise<AsyncAcknowledgement> {
+    const request = parseExportRequest(jsonValueOf(body));
+    return acknowledgeJob(this.config, accountId, await this.exports.request(accountId, segmentId, request));
+  }
+
+  private async submit(accountId: string, segmentId: string, operation: MembershipOperation, body: InboundBody): Promise<AsyncAcknowledgement> {
+    const job = await this.changes.submit(accountId, segmentId, operation, userIdsOf(body));
+    return acknowledgeJob(this.config, accountId, job);
+  }
+}

@@ -1,0 +1,60 @@
+import { Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
+import {
+  type Segment,
+  SegmentCreateSchema,
+  SegmentUpdateSchema,
+  statusAcknowledgement,
+  type StatusAcknowledgement,
+} from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
+import { AcceptsBody, compileValidator, InboundBody } from '@guidepost/platform-http';
+import { SegmentsService } from '../application/segments.service';
+import { jsonValueOf } from './json-body';
+import { presentSegment } from './segment.presenter';
+
+const parseSegmentCreate = compileValidator(SegmentCreateSchema);
+const parseSegmentUpdate = compileValidator(SegmentUpdateSchema);
+
+@Controller('v2/accounts/:account_id/segments')
+export class SegmentsController {
+  constructor(
+    private readonly segments: SegmentsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  async list(@Param('account_id') accountId: string): Promise<Segment[]> {
+    const segments = await this.segments.list(accountId);
+    return segments.map((segment) => presentSegment(this.config, segment));
+  }
+
+  @Get(':segment_id')
+  async get(@Param('account_id') accountId: string, @Param('segment_id') segmentId: string): Promise<Segment> {
+    return presentSegment(this.config, await this.segments.get(accountId, segmentId));
+  }
+
+  /** 201 with the created segment. */
+  @Post()
+  @AcceptsBody('json')
+  async create(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<Segment> {
+    const fields = parseSegmentCreate(jsonValueOf(body));
+    return presentSegment(this.config, await this.segments.create(accountId, fields));
+  }
+
+  @Patch(':segment_id')
+  @AcceptsBody('json')
+  async update(
+    @Param('account_id') accountId: string,
+    @Param('segment_id') segmentId: string,
+    @InboundBody() body: InboundBody,
+  ): Promise<Segment> {
+    const changes = parseSegmentUpdate(jsonValueOf(body));
+    return presentSegment(this.config, await this.segments.update(accountId, segmentId, changes));
+  }
+
+  @Delete(':segment_id')
+  async delete(@Param('account_id') accountId: string, @Param('segment_id') segmentId: string): Promise<StatusAcknowledgement> {
+    await this.segments.delete(accountId, segmentId);
+    return statusAcknowledgement();
+  }
+}

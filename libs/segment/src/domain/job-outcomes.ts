@@ -1,0 +1,56 @@
+import type { JobEventName } from '@guidepost/contracts-events';
+
+/** A job event before it is addressed to a job (the application adds job and account ids). */
+export interface JobEventDraft {
+  readonly name: JobEventName;
+  readonly timestamp: string;
+  readonly attributes: Record<string, unknown>;
+}
+
+/** The work of a membership change has started. */
+export function ingestingEvent(now: Date): JobEventDraft {
+  return { name: 'Ingesting', timestamp: now.toISOString(), attributes: {} };
+}
+
+/** A membership change is applied; the counters are the ones every ingestion job reports. */
+export function ingestionCompletedEvent(idsApplied: number, startedAt: Date, now: Date): JobEventDraft {
+  return {
+    name: 'Completed',
+    timestamp: now.toISOString(),
+    attributes: {
+      ingestions_completed: idsApplied,
+      ingestions_failed: 0,
+      requests_failed: 0,
+      runtime_ms: runtimeMs(startedAt, now),
+    },
+  };
+}
+
+export interface ExportArtifact {
+  readonly url: string;
+  readonly expiresAt: string;
+  readonly rows: number;
+}
+
+/** An export is written; the link and its expiry travel in the event (decisions.md, "Jobs and exports"). */
+export function exportCompletedEvent(artifact: ExportArtifact, startedAt: Date, now: Date): JobEventDraft {
+  return {
+    name: 'Completed',
+    timestamp: now.toISOString(),
+    attributes: {
+      signed_s3_url: artifact.url,
+      expires_at: artifact.expiresAt,
+      rows: artifact.rows,
+      runtime_ms: runtimeMs(startedAt, now),
+    },
+  };
+}
+
+export function failedEvent(reason: string, now: Date): JobEventDraft {
+  return { name: 'Failed', timestamp: now.toISOString(), attributes: { reason } };
+}
+
+/** Never negative, even if clocks of two machines disagree a little. */
+function runtimeMs(startedAt: Date, now: Date): number {
+  return Math.max(0, now.getTime() - startedAt.getTime());
+}

@@ -1,0 +1,77 @@
+export type ExportFormat = 'csv' | 'json';
+
+type Profile = Readonly<Record<string, unknown>>;
+
+/** How one membership export is written: a header (CSV only) then one line per member. */
+export interface ExportRenderer {
+  readonly contentType: string;
+  readonly extension: string;
+  readonly header: string;
+  row(userId: string, profile: Profile | undefined): string;
+}
+
+/**
+ * The columns of an export: `user_id` always first, then each requested property once, in the order
+ * asked. Asking for `user_id` again (or twice for anything) would only repeat a column.
+ */
+export function exportColumns(propertyNames: readonly string[]): string[] {
+  return ['user_id', ...new Set(propertyNames.filter((name) => name !== 'user_id'))];
+}
+
+export function exportRenderer(format: ExportFormat, propertyNames: readonly string[]): ExportRenderer {
+  const properties = exportColumns(propertyNames).slice(1);
+  const valuesOf = (profile: Profile | undefined): unknown[] => properties.map((name) => propertyOf(profile, name));
+  switch (format) {
+    case 'json':
+      return {
+        contentType: 'application/x-ndjson',
+        extension: 'ndjson',
+        header: '',
+        row: (userId, profile) => {
+          const values = valuesOf(profile);
+          // fromEntries defines own properties, so a property named `__proto__` is written like any other.
+          return `${JSON.stringify(Object.fromEntries([['user_id', userId], ...properties.map((name, i) => [name, values[i]])]))}\n`;
+        },
+      };
+    case 'csv':
+      return {
+        contentType: 'text/csv; charset=utf-8',
+        extension: 'csv',
+        header: csvLine(['user_id', ...properties]),
+        row: (userId, profile) => csvLine([userId, ...valuesOf(profile)]),
+      };
+  }
+}
+
+/** A member's property, or null when the member has no profile or no such property of its own. */
+function propertyOf(profile: Profile | undefined, name: string): unknown {
+  if (profile === undefined || !Object.hasOwn(profile, name)) return null;
+  return profile[name] ?? null;
+}
+
+function csvLine(values: readonly unknown[]): string {
+  return `${values.map(csvCell).join(',')}\n`;
+}
+
+/** Null is an empty cell; arrays and objects occupy one cell as JSON text (public-api.md, Response formats). */
+function csvCell(value: unknown): string {
+  const text = cellText(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function cellText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'object':
+      return value === null ? '' : JSON.stringify(value);
+    case 'undefined':
+    case 'function': // functions and symbols cannot come from a JSON profile
+    case 'symbol':
+      return '';
+  }
+}

@@ -1,0 +1,1 @@
+export { SegmentModule } from './segment.module';

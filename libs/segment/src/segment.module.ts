@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { ServiceDatabaseModule } from '@guidepost/platform-database';
+import { SegmentMembershipExportConsumer } from './api/segment-membership-export.consumer';
+import { SegmentMembershipController } from './api/segment-membership.controller';
+import { SegmentMembershipConsumer } from './api/segment-membership.consumer';
+import { SegmentsController } from './api/segments.controller';
+import { MembershipChangeService } from './application/membership-change.service';
+import { MembershipExportService } from './application/membership-export.service';
+import { SegmentsService } from './application/segments.service';
+import { MembershipChangeRepository } from './data-access/membership-change.repository';
+import { CreateSegmentTables1763740800001 } from './data-access/migrations/0001-create-segment-tables';
+import { SegmentMemberRepository } from './data-access/segment-member.repository';
+import { SegmentEntity } from './data-access/segment.entity';
+import { SegmentRepository } from './data-access/segment.repository';
+import { SEGMENT_SCHEMA } from './data-access/segment-schema';
+
+/**
+ * The segment service: segments, their membership (add, remove, export) and the consumers that apply
+ * membership changes and write exports. The host provides, globally: `AppConfig`, `MessageBus`,
+ * `JobRegistryClient`, `UserProfileDirectory` and `BlobStore`.
+ */
+@Module({
+  imports: [
+    ServiceDatabaseModule.forService({
+      schema: SEGMENT_SCHEMA,
+      entities: [SegmentEntity],
+      migrations: [CreateSegmentTables1763740800001],
+    }),
+  ],
+  controllers: [SegmentsController, SegmentMembershipController],
+  providers: [
+    SegmentRepository,
+    SegmentMemberRepository,
+    MembershipChangeRepository,
+    SegmentsService,
+    MembershipChangeService,
+    MembershipExportService,
+    SegmentMembershipConsumer,
+    SegmentMembershipExportConsumer,
+  ],
+})
+export class SegmentModule {}

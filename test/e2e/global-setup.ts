@@ -1,0 +1,18 @@
+import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from './support/client';
+import { startServer, type RunningServer } from './support/server-process';
+
+/** What setup started, for teardown (both run in jest's parent process). */
+export const suiteServer: { current?: RunningServer } = (globalThis as { guidepostE2e?: { current?: RunningServer } }).guidepostE2e ??= {};
+
+/**
+ * The suite runs against `GUIDEPOST_E2E_BASE_URL` with `GUIDEPOST_E2E_ADMIN_TOKEN` when both are set
+ * (a deployed or distributed server); otherwise it builds nothing and starts the standalone server from
+ * `dist/`, and exports both variables to the test files.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env[BASE_URL_VARIABLE] && process.env[ADMIN_TOKEN_VARIABLE]) return;
+  const running = await startServer();
+  suiteServer.current = running;
+  process.env[BASE_URL_VARIABLE] = running.baseUrl;
+  process.env[ADMIN_TOKEN_VARIABLE] = running.adminToken;
+}

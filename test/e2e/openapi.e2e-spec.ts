@@ -1,0 +1,183 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { api, createAccount, expectJson, server, upsert, waitForJob, type TestAccount } from './support';
+
+/**
+ * The OpenAPI document the server publishes is kept true by checking real answers against it. The
+ * document is read over HTTP, as a client generator would.
+ */
+
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type Json = Record<string, unknown>;
+
+interface ResponseObject {
+  content?: Record<string, { schema: Json }>;
+  headers?: Record<string, Json>;
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string; title: string };
+  paths: Record<string, Partial<Record<Method, { responses: Record<string, Json> }>>>;
+  components: { schemas: Record<string, Json>; securitySchemes?: Record<string, Json> };
+}
+
+const ACCOUNT_PREFIX = '/v2/accounts/{account_id}';
+
+/** Every operation of public-api.md, plus the POST form of group association (decisions.md). */
+const SPEC_OPERATIONS: [Method, string][] = [
+  ['get', '/flows'],
+  ['get', '/flows/{flow_id}'],
+  ['post', '/flows/{flow_id}/publish'],
+  ['post', '/flows/{flow_id}/unpublish'],
+  ['get', '/segments'],
+  ['post', '/segments'],
+  ['get', '/segments/{segment_id}'],
+  ['patch', '/segments/{segment_id}'],
+  ['delete', '/segments/{segment_id}'],
+  ['post', '/segments/{segment_id}/add_user_ids'],
+  ['post', '/segments/{segment_id}/remove_user_ids'],
+  ['post', '/segments/{segment_id}/segment_membership_export'],
+  ['get', '/tags'],
+  ['get', '/tags/{tag_id}'],
+  ['get', '/users/{user_id}/profile'],
+  ['patch', '/users/{user_id}/profile'],
+  ['delete', '/users/{user_id}/profile'],
+  ['get', '/users/{user_id}/events'],
+  ['post', '/users/{user_id}/events'],
+  ['get', '/groups/{group_id}/profile'],
+  ['patch', '/groups/{group_id}/profile'],
+  ['patch', '/groups/{group_id}/users'],
+  ['post', '/groups/{group_id}/users'],
+  ['post', '/import/profiles'],
+  ['post', '/import/groups'],
+  ['post', '/import/events'],
+  ['post', '/export/events'],
+  ['get', '/jobs'],
+  ['get', '/jobs/{job_id}'],
+  ['get', '/pins'],
+  ['get', '/pins/{pin_id}'],
+  ['post', '/pins/{pin_id}/publish'],
+  ['post', '/pins/{pin_id}/unpublish'],
+  ['get', '/mobile'],
+  ['get', '/mobile/{mobile_id}'],
+  ['post', '/mobile/{mobile_id}/publish'],
+  ['post', '/mobile/{mobile_id}/unpublish'],
+  ['get', '/ingestion_filtering_rules'],
+];
+
+let document: OpenApiDocument;
+let apiVersion: string | null;
+let account: TestAccount;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+/** The document's components are registered under this id, so response schemas can refer into them. */
+const DOCUMENT_ID = 'https://guidepost.test/openapi.json';
+
+beforeAll(async () => {
+  const response = await fetch(`${server().baseUrl}/openapi.json`);
+  apiVersion = response.headers.get('x-api-version');
+  document = await expectJson<OpenApiDocument>(response, 200);
+  ajv.addSchema({ $id: DOCUMENT_ID, components: document.components });
+  account = await createAccount();
+  await upsert(account, 'tags', [{ id: 'beta', name: 'Beta' }]);
+  await upsert(account, 'flows', [{ id: 'welcome', name: 'Welcome', tag_ids: ['beta'] }]);
+  await upsert(account, 'pins', [{ id: 'pin-1', name: 'Pin', steps: [{ id: 'step-1', name: 'First' }] }]);
+});
+
+/** A `$ref` within the document (`#/components/responses/NotFound`) resolved; anything else as it is. */
+function dereference(node: Json | undefined): Json | undefined {
+  const target = node?.['$ref'];
+  if (typeof target !== 'string') return node;
+  return target
+    .slice(2)
+    .split('/')
+    .reduce<Json | undefined>((parent, segment) => parent?.[segment] as Json | undefined, document as unknown as Json);
+}
+
+/** Asserts that `body` is valid against the document's JSON schema for this operation and status. */
+function expectConforms(method: Method, path: string, status: number, body: unknown): void {
+  const response = dereference(document.paths[`${ACCOUNT_PREFIX}${path}`]?.[method]?.responses[String(status)]) as ResponseObject | undefined;
+  const schema = response?.content?.['application/json']?.schema;
+  if (schema === undefined) throw new Error(`the document has no JSON schema for ${method.toUpperCase()} ${path} ${status}`);
+  // Local references (#/components/schemas/...) are pointed at the registered components.
+  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOCUMENT_ID}#/components/`)) as Json);
+  const errors = validate(body) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+  expect({ operation: `${method.toUpperCase()} ${path} ${status}`, errors }).toEqual({
+    operation: `${method.toUpperCase()} ${path} ${status}`,
+    errors: [],
+  });
+}
+
+async function call(method: Method, path: string, status: number, init?: { json?: unknown }): Promise<unknown> {
+  return expectJson(await api(account, method.toUpperCase() as Uppercase<Method>, path, init), status);
+}
+
+describe('the document', () => {
+  it('is OpenAPI 3.1 served without credentials, versioned like every response', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(apiVersion).toMatch(/^2\.32\.0\+guidepost\.\S+$/);
+    expect(document.info.version).toBe(apiVersion);
+  });
+
+  it.each(SPEC_OPERATIONS)('documents %s %s', (method, path) => {
+    expect(document.paths[`${ACCOUNT_PREFIX}${path}`]?.[method]).toBeDefined();
+  });
+
+  it('declares HTTP Basic authentication', () => {
+    expect(Object.values(document.components.securitySchemes ?? {})).toContainEqual(
+      expect.objectContaining({ type: 'http', scheme: 'basic' }),
+    );
+  });
+});
+
+describe('real responses conform to the document', () => {
+  it('flows: list, get and the publish acknowledgement', async () => {
+    expectConforms('get', '/flows', 200, await call('get', '/flows', 200));
+    expectConforms('get', '/flows/{flow_id}', 200, await call('get', '/flows/welcome', 200));
+    expectConforms('post', '/flows/{flow_id}/publish', 200, await call('post', '/flows/welcome/publish', 200));
+    expectConforms('get', '/flows/{flow_id}', 200, await call('get', '/flows/welcome', 200));
+  });
+
+  it('pins and mobile experiences', async () => {
+    expectConforms('get', '/pins/{pin_id}', 200, await call('get', '/pins/pin-1', 200));
+    expectConforms('get', '/pins', 200, await call('get', '/pins', 200));
+    expectConforms('post', '/pins/{pin_id}/publish', 200, await call('post', '/pins/pin-1/publish', 200));
+    expectConforms('get', '/pins/{pin_id}', 200, await call('get', '/pins/pin-1', 200));
+    expectConforms('get', '/mobile', 200, await call('get', '/mobile', 200));
+  });
+
+  it('tags', async () => {
+    expectConforms('get', '/tags', 200, await call('get', '/tags', 200));
+    expectConforms('get', '/tags/{tag_id}', 200, await call('get', '/tags/beta', 200));
+  });
+
+  it('ingestion filtering rules', async () => {
+    expectConforms('get', '/ingestion_filtering_rules', 200, await call('get', '/ingestion_filtering_rules', 200));
+  });
+
+  it('segments, the asynchronous acknowledgement and jobs', async () => {
+    const segment = (await call('post', '/segments', 201, { json: { name: 'Conforming', description: 'A segment' } })) as Json;
+    expectConforms('post', '/segments', 201, segment);
+    const segmentPath = `/segments/${String(segment['id'])}`;
+    expectConforms('get', '/segments/{segment_id}', 200, await call('get', segmentPath, 200));
+    expectConforms('get', '/segments', 200, await call('get', '/segments', 200));
+
+    const acknowledgement = (await call('post', `${segmentPath}/add_user_ids`, 202, { json: { user_ids: ['u-1', 'u-2'] } })) as Json;
+    expectConforms('post', '/segments/{segment_id}/add_user_ids', 202, acknowledgement);
+
+    const jobPath = `/jobs/${String(acknowledgement['job_id'])}`;
+    expectConforms('get', '/jobs/{job_id}', 200, await call('get', jobPath, 200));
+    expectConforms('get', '/jobs/{job_id}', 200, await waitForJob(account, String(acknowledgement['job_url'])));
+    expectConforms('get', '/jobs', 200, await call('get', '/jobs', 200));
+
+    expectConforms('delete', '/segments/{segment_id}', 200, await call('delete', segmentPath, 200));
+  });
+
+  it('Problem Details of 400, 401 and 404', async () => {
+    expectConforms('get', '/flows/{flow_id}', 404, await call('get', '/flows/no-such-flow', 404));
+    expectConforms('post', '/segments', 400, await call('post', '/segments', 400, { json: { description: 'no name' } }));
+    const anonymous = await fetch(`${server().baseUrl}/v2/accounts/${account.id}/tags`);
+    expectConforms('get', '/tags', 401, await expectJson(anonymous, 401));
+  });
+});

@@ -1,0 +1,150 @@
+import { api, createAccount, expectJson, expectProblem, type TestAccount } from './support';
+import {
+  addUserIds,
+  createSegment,
+  download,
+  exportMembership,
+  ndjsonObjects,
+  ONE_WEEK_MS,
+  parseExportCsv,
+  segmentPath,
+  type MembershipExport,
+  type Segment,
+} from './support-segments';
+
+const MEMBERS = ['exp-alice', 'exp-bob', 'exp-carol'];
+
+/** The query parameter of a signed link that carries `name` (e.g. the signature or the expiry). */
+function linkParameter(link: string, name: RegExp): string {
+  const parameter = [...new URL(link).searchParams.keys()].find((key) => name.test(key));
+  if (parameter === undefined) throw new Error(`no query parameter matching ${String(name)} in the export link ${link}`);
+  return parameter;
+}
+
+function withParameter(link: string, parameter: string, value: string): string {
+  const url = new URL(link);
+  url.searchParams.set(parameter, value);
+  return url.toString();
+}
+
+/** The same kind of value (seconds, milliseconds or ISO text), one hour in the past. */
+function pastExpiry(current: string): string {
+  const anHourAgo = Date.now() - 60 * 60 * 1000;
+  if (!/^\d+$/.test(current)) return new Date(anHourAgo).toISOString();
+  return String(current.length > 11 ? anHourAgo : Math.floor(anHourAgo / 1000));
+}
+
+describe('segment_membership_export', () => {
+  let account: TestAccount;
+  let segment: Segment;
+
+  beforeAll(async () => {
+    account = await createAccount();
+    segment = await createSegment(account);
+    await addUserIds(account, segment.id, MEMBERS);
+  });
+
+  function expectLinkAttributes(result: MembershipExport, rows: number): void {
+    expect(result.attributes['rows']).toBe(rows);
+    const expiresAt = result.attributes['expires_at'];
+    expect(typeof expiresAt).toBe('string');
+    const expiry = Date.parse(expiresAt as string);
+    expect(Number.isNaN(expiry)).toBe(false);
+    expect(Math.abs(expiry - (Date.now() + ONE_WEEK_MS))).toBeLessThan(60_000);
+  }
+
+  it.each([
+    ['by default', {}],
+    ['with format json', { format: 'json' }],
+    ['with format json and empty property_names', { format: 'json', property_names: [] }],
+  ])('exports NDJSON %s: a one-week link, rows, one { user_id } line per member', async (_label, body) => {
+    const result = await exportMembership(account, segment.id, body);
+    expectLinkAttributes(result, MEMBERS.length);
+
+    const lines = ndjsonObjects(await download(result.link));
+    expect(lines).toHaveLength(MEMBERS.length);
+    for (const line of lines) expect(Object.keys(line as object)).toEqual(['user_id']);
+    expect(lines.map((line) => (line as { user_id: string }).user_id).sort()).toEqual(MEMBERS);
+  });
+
+  it('exports CSV with the requested properties: header user_id,email and one row per member', async () => {
+    for (const member of MEMBERS.slice(0, 2)) {
+      const response = await api(account, 'PATCH', `/users/${encodeURIComponent(member)}/profile`, { json: { email: `${member}@example.com` } });
+      expect(await expectJson(response, 200)).toEqual({ status: 200, title: 'OK' });
+    }
+
+    const result = await exportMembership(account, segment.id, { format: 'csv', property_names: ['email'] });
+    expectLinkAttributes(result, MEMBERS.length);
+
+    const text = await download(result.link);
+    expect(text.split(/\r?\n/)[0]).toBe('user_id,email');
+    const csv = parseExportCsv(text);
+    expect(csv.header).toEqual(['user_id', 'email']);
+    const rows = [...csv.rows].sort((left, right) => left['user_id'].localeCompare(right['user_id']));
+    // The third member has no profile: a null property is an empty cell.
+    expect(rows).toEqual([
+      { user_id: 'exp-alice', email: 'exp-alice@example.com' },
+      { user_id: 'exp-bob', email: 'exp-bob@example.com' },
+      { user_id: 'exp-carol', email: '' },
+    ]);
+  });
+
+  it('exports CSV with only user_id when property_names is omitted', async () => {
+    const result = await exportMembership(account, segment.id, { format: 'csv' });
+    const csv = parseExportCsv(await download(result.link));
+    expect(csv.header).toEqual(['user_id']);
+    expect(csv.rows.map((row) => row['user_id']).sort()).toEqual(MEMBERS);
+  });
+
+  it('exports an empty segment: rows 0 and no user lines', async () => {
+    const empty = await createSegment(account);
+    const result = await exportMembership(account, empty.id);
+    expectLinkAttributes(result, 0);
+    expect(ndjsonObjects(await download(result.link))).toEqual([]);
+  });
+
+  it('completes when an email address is given, and the link still works', async () => {
+    const result = await exportMembership(account, segment.id, { email: 'owner@example.com' });
+    expectLinkAttributes(result, MEMBERS.length);
+    expect(ndjsonObjects(await download(result.link))).toHaveLength(MEMBERS.length);
+  });
+
+  it('the link is not tied to credentials and can be downloaded again', async () => {
+    const { link } = await exportMembership(account, segment.id);
+    expect(await download(link)).toBe(await download(link));
+  });
+
+  it('refuses a link whose signature was tampered with (403)', async () => {
+    const { link } = await exportMembership(account, segment.id);
+    const parameter = linkParameter(link, /sig|signature|token|hmac/i);
+    const signature = new URL(link).searchParams.get(parameter) ?? '';
+    const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    await expectProblem(await fetch(withParameter(link, parameter, flipped)), 403);
+    await expectProblem(await fetch(withParameter(link, parameter, '')), 403);
+  });
+
+  it('refuses a link whose expiry is in the past (403)', async () => {
+    const { link } = await exportMembership(account, segment.id);
+    const parameter = linkParameter(link, /exp/i);
+    const expired = withParameter(link, parameter, pastExpiry(new URL(link).searchParams.get(parameter) ?? ''));
+    await expectProblem(await fetch(expired), 403);
+  });
+
+  it.each([
+    ['format', { format: 'xml' }, /format/],
+    ['format (not a string)', { format: 42 }, /format/],
+    ['property_names', { property_names: 'x' }, /property_names/],
+    ['property_names (not strings)', { property_names: ['email', 7] }, /property_names/],
+    ['email', { email: 'not-an-email' }, /email/],
+    ['email (not a string)', { email: ['owner@example.com', 5] }, /email/],
+  ])('rejects an invalid %s (400 naming it)', async (_label, body, detail) => {
+    await expectProblem(await api(account, 'POST', segmentPath(segment.id, 'segment_membership_export'), { json: body }), 400, detail);
+  });
+
+  it('rejects malformed JSON (400) and non-JSON bodies (415)', async () => {
+    const path = segmentPath(segment.id, 'segment_membership_export');
+    await expectProblem(await api(account, 'POST', path, { body: '{"format": ', headers: { 'Content-Type': 'application/json' } }), 400);
+    await expectProblem(await api(account, 'POST', path, { body: '{"format":"csv"}\n', headers: { 'Content-Type': 'application/ndjson' } }), 415);
+    await expectProblem(await api(account, 'POST', path, { body: 'format\ncsv\n', headers: { 'Content-Type': 'text/csv' } }), 415);
+  });
+});

@@ -1,0 +1,22 @@
+export { startServer, type RunningServer, type StartServerOptions } from './server-process';
+export {
+  accountUrl,
+  admin,
+  ADMIN_TOKEN_VARIABLE,
+  api,
+  BASE_URL_VARIABLE,
+  basicAuthorization,
+  createAccount,
+  createApiKey,
+  expectJson,
+  server,
+  upsert,
+  type ApiInit,
+  type ContentKind,
+  type HttpMethod,
+  type ServerAddress,
+  type TestAccount,
+} from './client';
+export { eventually, waitForJob, type JobDetail, type JobEvent } from './polling';
+export { expectProblem, type ProblemBody } from './problem';
+export { parseCsv } from './csv';

@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** A Guidepost standalone process started for the suite. */
+export interface RunningServer {
+  readonly baseUrl: string;
+  readonly adminToken: string;
+  readonly dataDir: string;
+  /** stdout and stderr of every start of this server, appended. */
+  readonly logFile: string;
+  /** SIGTERM, wait for exit (SIGKILL after 20 s); removes the temporary folder unless `dataDir` was given. */
+  stop(): Promise<void>;
+  /** Stops and starts again on the same port, token and data folder (state must survive). */
+  restart(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  /** Extra or overriding environment variables for the server process. */
+  readonly env?: Record<string, string>;
+  /** Data folder to use (kept after stop); a fresh temporary folder when absent. */
+  readonly dataDir?: string;
+}
+
+const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+const ENTRY_POINT = 'dist/apps/standalone/src/main.js';
+// The embedded PostgreSQL initialises its cluster on a first start, which takes a while.
+const READY_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 20_000;
+const LOG_TAIL_LINES = 60;
+
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const workDir = await mkdtemp(join(tmpdir(), 'guidepost-e2e-'));
+  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must be able to reach its folder.
+  await chmod(workDir, 0o755);
+  const dataDir = options.dataDir ?? join(workDir, 'data');
+  const logFile = join(workDir, 'server.log');
+  const port = await freeLoopbackPort();
+  const adminToken = randomBytes(24).toString('hex');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GUIDEPOST_PORT: String(port),
+    GUIDEPOST_HOST: '127.0.0.1',
+    GUIDEPOST_DATA_DIR: dataDir,
+    GUIDEPOST_ADMIN_TOKEN: adminToken,
+    GUIDEPOST_LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+
+  let running = await launch(env, baseUrl, logFile);
+  return {
+    baseUrl,
+    adminToken,
+    dataDir,
+    logFile,
+    async stop() {
+      await running.terminate();
+      if (options.dataDir === undefined && process.env['GUIDEPOST_E2E_KEEP'] !== '1') {
+        await rm(workDir, { recursive: true, force: true });
+      }
+    },
+    async restart() {
+      await running.terminate();
+      running = await launch(env, baseUrl, logFile);
+    },
+  };
+}
+
+interface LaunchedProcess {
+  terminate(): Promise<void>;
+}
+
+async function launch(env: NodeJS.ProcessEnv, baseUrl: string, logFile: string): Promise<LaunchedProcess> {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  // Its own process group, so that a forced stop also ends the PostgreSQL server it spawned.
+  const child = spawn(process.execPath, [ENTRY_POINT], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // Detached, the server would outlive a test run that ends abruptly; take it down with the run.
+  const killOnExit = () => killGroup(child, 'SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
+  try {
+    await waitUntilReady(baseUrl, exited);
+  } catch (error) {
+    await terminate(child, exited, log);
+    const tail = await logTail(logFile);
+    throw new Error(`${(error as Error).message}\n--- last lines of ${logFile} ---\n${tail}`);
+  }
+  return { terminate: () => terminate(child, exited, log) };
+}
+
+async function waitUntilReady(baseUrl: string, exited: Promise<number | null>): Promise<void> {
+  let processExit: number | null | undefined;
+  void exited.then((code) => (processExit = code));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let lastProblem = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (processExit !== undefined) throw new Error(`Guidepost exited with code ${String(processExit)} before it was ready`);
+    try {
+      const response = await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+      if (response.status === 200) return;
+      lastProblem = `GET /health/ready answered ${response.status}: ${await response.text()}`;
+    } catch (error) {
+      lastProblem = `GET /health/ready failed: ${(error as Error).message}`;
+    }
+    await delay(250);
+  }
+  throw new Error(`Guidepost was not ready within ${READY_TIMEOUT_MS / 1000} s (${lastProblem})`);
+}
+
+async function terminate(child: ChildProcess, exited: Promise<number | null>, log: WriteStream): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const stopped = await Promise.race([exited.then(() => true), delay(STOP_GRACE_MS).then(() => false)]);
+    if (!stopped) {
+      killGroup(child, 'SIGKILL');
+      await exited;
+    }
+  }
+  // Whatever the process left behind in its group (a PostgreSQL it failed to stop) goes too, after a
+  // moment to finish a shutdown already under way.
+  const deadline = Date.now() + 5_000;
+  while (groupIsAlive(child) && Date.now() < deadline) await delay(100);
+  killGroup(child, 'SIGKILL');
+  await new Promise<void>((done) => log.end(done));
+}
+
+function groupIsAlive(child: ChildProcess): boolean {
+  if (child.pid === undefined) return false;
+  try {
+    process.kill(-child.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already empty.
+  }
+}
+
+async function logTail(logFile: string): Promise<string> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  return text.split('\n').slice(-LOG_TAIL_LINES).join('\n');
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
