@@ -1,4 +1,4 @@
-import { api, createAccount, expectJson, expectProblem, type TestAccount } from './support';
+import { api, createAccount, expectProblem, parseCsv, type TestAccount } from './support';
 import {
   addUserIds,
   createSegment,
@@ -6,7 +6,6 @@ import {
   exportMembership,
   ndjsonObjects,
   ONE_WEEK_MS,
-  parseExportCsv,
   segmentPath,
   type MembershipExport,
   type Segment,
@@ -67,31 +66,23 @@ describe('segment_membership_export', () => {
     expect(lines.map((line) => (line as { user_id: string }).user_id).sort()).toEqual(MEMBERS);
   });
 
+  // Profiles become writable over the public API with the end-user issue; until then no member has
+  // one, so every requested property is a null, rendered as an empty cell.
   it('exports CSV with the requested properties: header user_id,email and one row per member', async () => {
-    for (const member of MEMBERS.slice(0, 2)) {
-      const response = await api(account, 'PATCH', `/users/${encodeURIComponent(member)}/profile`, { json: { email: `${member}@example.com` } });
-      expect(await expectJson(response, 200)).toEqual({ status: 200, title: 'OK' });
-    }
-
     const result = await exportMembership(account, segment.id, { format: 'csv', property_names: ['email'] });
     expectLinkAttributes(result, MEMBERS.length);
 
     const text = await download(result.link);
     expect(text.split(/\r?\n/)[0]).toBe('user_id,email');
-    const csv = parseExportCsv(text);
+    const csv = parseCsv(text);
     expect(csv.header).toEqual(['user_id', 'email']);
     const rows = [...csv.rows].sort((left, right) => left['user_id'].localeCompare(right['user_id']));
-    // The third member has no profile: a null property is an empty cell.
-    expect(rows).toEqual([
-      { user_id: 'exp-alice', email: 'exp-alice@example.com' },
-      { user_id: 'exp-bob', email: 'exp-bob@example.com' },
-      { user_id: 'exp-carol', email: '' },
-    ]);
+    expect(rows).toEqual(MEMBERS.map((member) => ({ user_id: member, email: '' })));
   });
 
   it('exports CSV with only user_id when property_names is omitted', async () => {
     const result = await exportMembership(account, segment.id, { format: 'csv' });
-    const csv = parseExportCsv(await download(result.link));
+    const csv = parseCsv(await download(result.link));
     expect(csv.header).toEqual(['user_id']);
     expect(csv.rows.map((row) => row['user_id']).sort()).toEqual(MEMBERS);
   });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import Papa from 'papaparse';
 import {
   ADMIN_TOKEN_VARIABLE,
   api,
@@ -168,16 +167,6 @@ export function ndjsonObjects(text: string): unknown[] {
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as unknown);
-}
-
-/**
- * Parses an exported CSV file into its header and rows. Unlike the harness's `parseCsv`, the comma is
- * given rather than detected, so that a one-column export (only `user_id`) parses too.
- */
-export function parseExportCsv(text: string): { header: string[]; rows: Record<string, string>[] } {
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true, delimiter: ',' });
-  if (parsed.errors.length > 0) throw new Error(`invalid CSV export: ${JSON.stringify(parsed.errors)}\n${text.slice(0, 500)}`);
-  return { header: parsed.meta.fields ?? [], rows: parsed.data };
 }
 
 /**

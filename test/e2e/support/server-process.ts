@@ -119,8 +119,7 @@ async function waitUntilReady(baseUrl: string, exited: Promise<number | null>): 
 async function terminate(child: ChildProcess, exited: Promise<number | null>, log: WriteStream): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
-    const stopped = await Promise.race([exited.then(() => true), delay(STOP_GRACE_MS).then(() => false)]);
-    if (!stopped) {
+    if (!(await exitsWithin(exited, STOP_GRACE_MS))) {
       killGroup(child, 'SIGKILL');
       await exited;
     }
@@ -140,6 +139,17 @@ function groupIsAlive(child: ChildProcess): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Whether the process exits within `ms`; the timer is cleared so it never holds the test run open. */
+async function exitsWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((done) => (timer = setTimeout(() => done(false), ms)));
+  try {
+    return await Promise.race([exited.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -26,3 +26,7 @@ export * from './schemas/content.schema';
 export * from './schemas/segment.schema';
 export * from './admin';
 export { buildOpenApiDocument } from './openapi/openapi-document';
+export * from './schemas/profiles.schema';
+export * from './schemas/events.schema';
+export * from './schemas/imports.schema';
+export * from './schemas/exports.schema';
