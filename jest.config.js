@@ -16,7 +16,12 @@ const transform = {
   ],
 };
 
-const common = { transform, moduleNameMapper: pathsToModuleNameMapper(), testEnvironment: 'node' };
+const common = {
+  transform,
+  moduleNameMapper: pathsToModuleNameMapper(),
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/dist'],
+};
 
 module.exports = {
   projects: [
