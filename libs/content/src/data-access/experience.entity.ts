@@ -1,10 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { AuditColumns } from './audit-columns';
 import type { Step } from '@guidepost/contracts-http';
 import type { ExperienceKind, ExperienceRecord } from '../domain/content-records';
 
 /** Pins and mobile experiences share one record shape, so they share one table, told apart by `kind`. */
 @Entity({ name: 'experiences' })
-export class ExperienceEntity implements ExperienceRecord {
+export class ExperienceEntity extends AuditColumns implements ExperienceRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -55,16 +56,4 @@ export class ExperienceEntity implements ExperienceRecord {
 
   @Column({ type: 'jsonb' })
   steps!: Step[];
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
-
-  @Column({ name: 'created_by', type: 'text' })
-  createdBy!: string;
-
-  @Column({ name: 'updated_by', type: 'text' })
-  updatedBy!: string;
 }

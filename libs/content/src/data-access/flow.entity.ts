@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { AuditColumns } from './audit-columns';
 import type { FlowRecord } from '../domain/content-records';
 
 @Entity({ name: 'flows' })
-export class FlowEntity implements FlowRecord {
+export class FlowEntity extends AuditColumns implements FlowRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -23,16 +24,4 @@ export class FlowEntity implements FlowRecord {
 
   @Column({ name: 'tag_ids', type: 'text', array: true })
   tagIds!: string[];
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
-
-  @Column({ name: 'created_by', type: 'text' })
-  createdBy!: string;
-
-  @Column({ name: 'updated_by', type: 'text' })
-  updatedBy!: string;
 }

@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { AuditColumns } from './audit-columns';
 import type { TagRecord } from '../domain/content-records';
 
 @Entity({ name: 'tags' })
-export class TagEntity implements TagRecord {
+export class TagEntity extends AuditColumns implements TagRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -11,16 +12,4 @@ export class TagEntity implements TagRecord {
 
   @Column({ type: 'text' })
   name!: string;
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
-
-  @Column({ name: 'created_by', type: 'text' })
-  createdBy!: string;
-
-  @Column({ name: 'updated_by', type: 'text' })
-  updatedBy!: string;
 }
