@@ -30,7 +30,8 @@ export default tseslint.config(
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
+            // The end-to-end suite is black-box: it may share public contracts, never service or platform code.
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts'] },
             {
               sourceTag: 'type:app',
               onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'],
