@@ -2,4 +2,18 @@ export { defineTopic, type BusMessage, type PayloadOf, type Topic } from './topi
 export { JobEventName, JobEventRecorded } from './job-events';
 export { SegmentMembershipExportRequested, SegmentUserIdsSubmitted } from './segment-events';
 export { MailRequested } from './mail-events';
-export { IngestionFilteringRulesChanged } from './content-events';
+export {
+  IngestionFilteringRulesChanged,
+  NO_FILTERING,
+  isKeptByFilteringRules,
+  type IngestionFilteringRules,
+} from './content-events';
+export { EventsAccepted, RecordedEventSchema, type RecordedEvent } from './end-user-events';
+export {
+  EventExportRequested,
+  ImportKind,
+  ImportStaged,
+  ProfileRowSchema,
+  ProfileRowsImported,
+  type ProfileRow,
+} from './ingestion-events';

@@ -1,4 +1,4 @@
-export { MessageBus, type OutgoingMessage, type Subscription } from './message-bus.port';
+export { MessageBus, type BatchSubscription, type OutgoingMessage, type SingleMessageSubscription, type Subscription } from './message-bus.port';
 export { InProcessBus } from './in-process-bus.adapter';
 export { InProcessBusModule } from './bus.module';
 export { InvalidMessageError, assertValidPayload } from './payload-validator';

@@ -3,13 +3,27 @@ import type { BusMessage, PayloadOf, Topic } from '@guidepost/contracts-events';
 /** A message on its way out; the bus fills in nothing, so ids stay deterministic end to end. */
 export type OutgoingMessage = BusMessage<unknown>;
 
-export interface Subscription<T extends Topic> {
+interface SubscriptionBase<T extends Topic> {
   readonly topic: T;
   /** Consumer group: every group receives every message once; members of one group share them. */
   readonly group: string;
-  /** Handles one message. Throwing means "not done": the message is delivered again later. */
+}
+
+/** Handles one message at a time. Throwing means "not done": the message is delivered again later. */
+export interface SingleMessageSubscription<T extends Topic> extends SubscriptionBase<T> {
   readonly handle: (message: BusMessage<PayloadOf<T>>) => Promise<void>;
 }
+
+/**
+ * Handles messages in batches, for high-volume consumers (the event sink) whose store wants few
+ * large writes. Resolving means every message of the batch is durably handled; throwing means none
+ * is, and the whole batch is delivered again, so the handler must be idempotent.
+ */
+export interface BatchSubscription<T extends Topic> extends SubscriptionBase<T> {
+  readonly handleBatch: (messages: readonly BusMessage<PayloadOf<T>>[]) => Promise<void>;
+}
+
+export type Subscription<T extends Topic> = SingleMessageSubscription<T> | BatchSubscription<T>;
 
 /**
  * The bus port. Producers never call `publish` directly: they append to their outbox inside their

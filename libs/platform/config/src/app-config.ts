@@ -9,6 +9,8 @@ export class AppConfig {
   /** `GUIDEPOST_PUBLIC_URL` as given; see `publicUrl` for the effective base. */
   readonly explicitPublicUrl: string | undefined;
   readonly databaseUrl: string | undefined;
+  /** ClickHouse over HTTP; unset means the in-process engine under `dataDir`. */
+  readonly clickhouseUrl: string | undefined;
   readonly adminToken: string | undefined;
   readonly blobSigningSecret: string | undefined;
   readonly rateLimitPerSecond: number;
@@ -23,6 +25,7 @@ export class AppConfig {
     this.dataDir = resolve(env.GUIDEPOST_DATA_DIR);
     this.explicitPublicUrl = env.GUIDEPOST_PUBLIC_URL;
     this.databaseUrl = env.GUIDEPOST_DATABASE_URL;
+    this.clickhouseUrl = env.GUIDEPOST_CLICKHOUSE_URL;
     this.adminToken = env.GUIDEPOST_ADMIN_TOKEN;
     this.blobSigningSecret = env.GUIDEPOST_BLOB_SIGNING_SECRET;
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;

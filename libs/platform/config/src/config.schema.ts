@@ -14,6 +14,13 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection string; the standalone shape starts an embedded server when unset' }),
   ),
+  GUIDEPOST_CLICKHOUSE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        'ClickHouse HTTP endpoint of the event store (credentials in the URL, database in the path); the standalone shape runs the ClickHouse engine in process (chdb) under the data folder when unset',
+    }),
+  ),
   GUIDEPOST_ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'Bearer token of the admin API; the standalone shape generates one when unset' }),
   ),

@@ -20,16 +20,21 @@ interface PendingRow {
 }
 
 /**
- * Publishes a service's outbox to the bus, in order, at least once. Rows are claimed with
- * `FOR UPDATE SKIP LOCKED`, so several replicas can relay one outbox without publishing a row twice
- * at the same time. A delivery that fails is retried with exponential back-off; one that can never
- * succeed (or keeps failing) is dead-lettered with its reason instead of blocking the rest forever.
+ * Publishes a service's outbox to the bus, in order per topic, at least once. Each topic has its own
+ * lane, so a slow consumer (a large import, a long export) delays only the messages of its own topic.
+ * Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several replicas can relay one outbox without
+ * publishing a row twice at the same time. A delivery that fails is retried with exponential
+ * back-off; one that can never succeed (or keeps failing) is dead-lettered with its reason instead of
+ * blocking the rest forever.
  */
 export class OutboxRelay {
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private rerun = false;
+  private polling: Promise<void> | undefined;
+  private pollAgain = false;
+  /** Topics being relayed now, each by one lane; a nudge while a lane runs makes it look again. */
+  private readonly lanes = new Map<string, Promise<void>>();
+  private readonly rerun = new Set<string>();
   private stopped = true;
 
   constructor(
@@ -48,52 +53,75 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await this.polling;
+    await Promise.all(this.lanes.values());
   }
 
   /** Wakes the relay now (called after a transaction that emitted messages commits). */
   nudge(): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
+    for (const topic of this.lanes.keys()) this.rerun.add(topic);
     this.schedule(0);
   }
 
-  /** Publishes everything publishable now; resolves when the outbox has nothing due. */
-  async drain(): Promise<void> {
-    while (await this.relayBatch()) {
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.poll(), delayMs);
+  }
+
+  /** One look at the outbox at a time; a wake-up during a look makes it look again right after. */
+  private poll(): void {
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.startLanes()
+      .catch((error: unknown) => this.logger.error(`relay failed: ${String(error)}`))
+      .finally(() => {
+        this.polling = undefined;
+        const again = this.pollAgain;
+        this.pollAgain = false;
+        this.schedule(again ? 0 : POLL_INTERVAL_MS);
+      });
+  }
+
+  /** Starts a lane for every topic with messages due that has none running. */
+  private async startLanes(): Promise<void> {
+    const due: { topic: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT topic FROM "${this.schema}".outbox_messages
+        WHERE published_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()`,
+    );
+    for (const { topic } of due) {
+      if (this.lanes.has(topic) || this.stopped) continue;
+      const lane = this.drainTopic(topic)
+        .catch((error: unknown) => this.logger.error(`relay of ${topic} failed: ${String(error)}`))
+        .finally(() => {
+          this.lanes.delete(topic);
+          if (this.rerun.delete(topic)) this.nudge();
+        });
+      this.lanes.set(topic, lane);
+    }
+  }
+
+  /** Publishes everything of one topic that is due now. */
+  private async drainTopic(topic: string): Promise<void> {
+    while (!this.stopped && (await this.relayBatch(topic))) {
       /* keep going while full batches come back */
     }
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.drain()
-        .catch((error: unknown) => this.logger.error(`relay failed: ${String(error)}`))
-        .finally(() => {
-          this.running = undefined;
-          if (this.stopped) return;
-          const again = this.rerun;
-          this.rerun = false;
-          this.schedule(again ? 0 : POLL_INTERVAL_MS);
-        });
-    }, delayMs);
-  }
-
   /** Relays one batch; true when the batch was full and more may be waiting. */
-  private relayBatch(): Promise<boolean> {
+  private relayBatch(topic: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const rows: PendingRow[] = await manager.query(
         `SELECT sequence, id, topic, key, payload, occurred_at, attempts
            FROM "${this.schema}".outbox_messages
-          WHERE published_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
+          WHERE topic = $2 AND published_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
           ORDER BY sequence
           LIMIT $1
           FOR UPDATE SKIP LOCKED`,
-        [BATCH_SIZE],
+        [BATCH_SIZE, topic],
       );
       if (rows.length === 0) return false;
       const delivered = await this.publishInOrder(manager, rows);

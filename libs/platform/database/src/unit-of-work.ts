@@ -56,10 +56,17 @@ export class UnitOfWork {
   }
 }
 
+/**
+ * A message whose id is already in the outbox is not appended again: a producer that re-emits a
+ * deterministic id (an import worker restarted after a crash) announces nothing new.
+ */
 async function appendToOutbox(manager: EntityManager, messages: BusMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await manager.insert(
-    OutboxMessageEntity,
-    messages.map((m) => ({ id: m.id, topic: m.topic, key: m.key, payload: m.payload as object, occurredAt: new Date(m.occurredAt) })),
-  );
+  await manager
+    .createQueryBuilder()
+    .insert()
+    .into(OutboxMessageEntity)
+    .values(messages.map((m) => ({ id: m.id, topic: m.topic, key: m.key, payload: m.payload as object, occurredAt: new Date(m.occurredAt) })))
+    .orIgnore()
+    .execute();
 }

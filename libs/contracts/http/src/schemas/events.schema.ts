@@ -24,6 +24,15 @@ export const timeZoneSchema = (description: string) =>
     { description },
   );
 
+/** Minutes east of UTC of a validated time zone (`-04:00` or `-240`); undefined means UTC. */
+export function timeZoneMinutes(timeZone: string | number | undefined): number {
+  if (timeZone === undefined) return 0;
+  if (typeof timeZone === 'number') return timeZone;
+  const sign = timeZone.startsWith('-') ? -1 : 1;
+  const [hours, minutes] = timeZone.slice(1).split(':').map(Number);
+  return sign * (hours * 60 + minutes);
+}
+
 export const EventSchema = Type.Object(
   {
     user_id: Type.String({ description: 'End user the event belongs to' }),

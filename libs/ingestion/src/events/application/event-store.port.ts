@@ -1,0 +1,43 @@
+import type { Writable } from 'node:stream';
+import type { RecordedEvent } from '@guidepost/contracts-events';
+import type { Event, ExportCondition } from '@guidepost/contracts-http';
+
+/** What an event history read asks for. */
+export interface HistoryQuery {
+  readonly accountId: string;
+  readonly userId: string;
+  readonly limit: number;
+  /** Offset of the rendered timestamps, minutes east of UTC (0: `Z`). */
+  readonly timeZoneMinutes: number;
+}
+
+/** What an export reads: the validated request, resolved to instants and numbers. */
+export interface ExportQuery {
+  readonly accountId: string;
+  readonly format: 'csv' | 'json';
+  readonly conditions: readonly ExportCondition[];
+  readonly startTime: Date;
+  readonly endTime?: Date;
+  readonly timeZoneMinutes: number;
+  readonly limit: number;
+  readonly offset: number;
+  /** Only events the service had received by then: the export reads the store as of its request. */
+  readonly receivedBy: Date;
+}
+
+/**
+ * The event store: end-user events in ClickHouse (the engine in process in the standalone shape, a
+ * server over HTTP in the distributed one; the same SQL). Writes are idempotent by event id, reads are
+ * exact (duplicates of a replayed batch are never returned).
+ */
+export abstract class EventStore {
+  /** Stores events of one account; storing an event id again changes nothing that readers see. */
+  abstract insert(accountId: string, events: readonly RecordedEvent[]): Promise<void>;
+  /** A user's events, newest first. */
+  abstract history(query: HistoryQuery): Promise<Event[]>;
+  /**
+   * Writes the matching events to `output` (NDJSON for json, CSV with `attributes.<key>` columns for
+   * csv) without holding them all in memory; resolves with the number of events written.
+   */
+  abstract export(query: ExportQuery, output: Writable): Promise<number>;
+}
