@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { api, createAccount, expectJson, server, upsert, waitForJob, type TestAccount } from './support';
+import { api, createAccount, eventually, expectJson, server, upsert, waitForJob, type TestAccount } from './support';
 
 /**
  * The OpenAPI document the server publishes is kept true by checking real answers against it. The
@@ -66,6 +66,9 @@ const SPEC_OPERATIONS: [Method, string][] = [
   ['get', '/ingestion_filtering_rules'],
 ];
 
+/** Operations beyond the spec's list that decisions.md adds (per-row import failures). */
+const DECISION_OPERATIONS: [Method, string][] = [['get', '/jobs/{job_id}/failures']];
+
 let document: OpenApiDocument;
 let apiVersion: string | null;
 let account: TestAccount;
@@ -120,7 +123,7 @@ describe('the document', () => {
     expect(document.info.version).toBe(apiVersion);
   });
 
-  it.each(SPEC_OPERATIONS)('documents %s %s', (method, path) => {
+  it.each([...SPEC_OPERATIONS, ...DECISION_OPERATIONS])('documents %s %s', (method, path) => {
     expect(document.paths[`${ACCOUNT_PREFIX}${path}`]?.[method]).toBeDefined();
   });
 
@@ -172,6 +175,53 @@ describe('real responses conform to the document', () => {
     expectConforms('get', '/jobs', 200, await call('get', '/jobs', 200));
 
     expectConforms('delete', '/segments/{segment_id}', 200, await call('delete', segmentPath, 200));
+  });
+
+  it('user profiles, their deletion job and event history', async () => {
+    const userPath = `/users/conforming-${Date.now()}`;
+    expectConforms('patch', '/users/{user_id}/profile', 200, await call('patch', `${userPath}/profile`, 200, { json: { plan: 'pro', seats: 2 } }));
+    expectConforms('get', '/users/{user_id}/profile', 200, await call('get', `${userPath}/profile`, 200));
+    const event = { name: 'signup', timestamp: '2024-05-01T09:30:00Z', attributes: { plan: 'pro' } };
+    expectConforms('post', '/users/{user_id}/events', 200, await call('post', `${userPath}/events`, 200, { json: event }));
+    const events = await eventually(async () => {
+      const listed = (await call('get', `${userPath}/events?time_zone=-04:00`, 200)) as Json[];
+      expect(listed.map((item) => item['name'])).toContain('signup');
+      return listed;
+    });
+    expectConforms('get', '/users/{user_id}/events', 200, events);
+    expectConforms('get', '/users/{user_id}/events', 400, await call('get', `${userPath}/events?limit=abc`, 400));
+    expectConforms('post', '/users/{user_id}/events', 400, await call('post', `${userPath}/events`, 400, { json: { name: 'x' } }));
+
+    const deletion = (await call('delete', `${userPath}/profile`, 202)) as Json;
+    expectConforms('delete', '/users/{user_id}/profile', 202, deletion);
+    await waitForJob(account, String(deletion['job_url']));
+    expectConforms('get', '/users/{user_id}/profile', 404, await call('get', `${userPath}/profile`, 404));
+  });
+
+  it('group profiles and the association of users', async () => {
+    const groupPath = `/groups/conforming-${Date.now()}`;
+    expectConforms('patch', '/groups/{group_id}/profile', 200, await call('patch', `${groupPath}/profile`, 200, { json: { industry: 'retail' } }));
+    expectConforms('get', '/groups/{group_id}/profile', 200, await call('get', `${groupPath}/profile`, 200));
+    expectConforms('patch', '/groups/{group_id}/users', 200, await call('patch', `${groupPath}/users`, 200, { json: { user_ids: ['g-1'] } }));
+    expectConforms('post', '/groups/{group_id}/users', 200, await call('post', `${groupPath}/users`, 200, { json: { user_ids: ['g-2'] } }));
+    expectConforms('post', '/groups/{group_id}/users', 400, await call('post', `${groupPath}/users`, 400, { json: {} }));
+  });
+
+  it('imports, their failures and the event export', async () => {
+    const imported = await api(account, 'POST', '/import/profiles', {
+      body: '{"user_id":"i-1","plan":"pro"}\n{"plan":"no id"}\n',
+      headers: { 'Content-Type': 'application/ndjson' },
+    });
+    const acknowledgement = await expectJson<Json>(imported, 202);
+    expectConforms('post', '/import/profiles', 202, acknowledgement);
+    expectConforms('get', '/jobs/{job_id}', 200, await waitForJob(account, String(acknowledgement['job_url'])));
+    const failures = await call('get', `/jobs/${String(acknowledgement['job_id'])}/failures`, 200);
+    expectConforms('get', '/jobs/{job_id}/failures', 200, failures);
+
+    const exported = await call('post', '/export/events', 202, { json: { format: 'json', conditions: [], start_time: 0 } });
+    expectConforms('post', '/export/events', 202, exported);
+    expectConforms('get', '/jobs/{job_id}', 200, await waitForJob(account, String((exported as Json)['job_url'])));
+    expectConforms('post', '/export/events', 400, await call('post', '/export/events', 400, { json: { format: 'xml' } }));
   });
 
   it('Problem Details of 400, 401 and 404', async () => {

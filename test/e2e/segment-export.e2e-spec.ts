@@ -1,4 +1,4 @@
-import { api, createAccount, expectProblem, parseCsv, type TestAccount } from './support';
+import { api, createAccount, expectJson, expectProblem, parseCsv, type TestAccount } from './support';
 import {
   addUserIds,
   createSegment,
@@ -66,8 +66,8 @@ describe('segment_membership_export', () => {
     expect(lines.map((line) => (line as { user_id: string }).user_id).sort()).toEqual(MEMBERS);
   });
 
-  // Profiles become writable over the public API with the end-user issue; until then no member has
-  // one, so every requested property is a null, rendered as an empty cell.
+  // These members have no profile, so every requested property is a null, rendered as an empty cell
+  // (members with profiles: see 'with profiles written through the profile API' below).
   it('exports CSV with the requested properties: header user_id,email and one row per member', async () => {
     const result = await exportMembership(account, segment.id, { format: 'csv', property_names: ['email'] });
     expectLinkAttributes(result, MEMBERS.length);
@@ -137,5 +137,56 @@ describe('segment_membership_export', () => {
     await expectProblem(await api(account, 'POST', path, { body: '{"format": ', headers: { 'Content-Type': 'application/json' } }), 400);
     await expectProblem(await api(account, 'POST', path, { body: '{"format":"csv"}\n', headers: { 'Content-Type': 'application/ndjson' } }), 415);
     await expectProblem(await api(account, 'POST', path, { body: 'format\ncsv\n', headers: { 'Content-Type': 'text/csv' } }), 415);
+  });
+});
+
+describe('segment_membership_export with profiles written through the profile API', () => {
+  let account: TestAccount;
+  let segment: Segment;
+  const ann = { email: 'ann@example.com', plan: 'pro', seats: 3, beta: true, address: { city: 'Lyon, "centre"' }, hidden: 'not asked' };
+  const ben = { email: 'ben@example.com', plan: null, seats: 0 };
+  // cid is a member without a profile.
+  const members = ['prof-ann', 'prof-ben', 'prof-cid'];
+
+  beforeAll(async () => {
+    account = await createAccount();
+    segment = await createSegment(account);
+    await addUserIds(account, segment.id, members);
+    for (const [userId, properties] of [['prof-ann', ann], ['prof-ben', ben]] as const) {
+      const response = await api(account, 'PATCH', `/users/${userId}/profile`, { json: properties });
+      expect(await expectJson(response, 200)).toEqual({ status: 200, title: 'OK' });
+    }
+  });
+
+  const byUser = <T extends Record<string, unknown>>(rows: T[]): T[] =>
+    [...rows].sort((left, right) => String(left['user_id']).localeCompare(String(right['user_id'])));
+
+  it('exports JSON lines with the requested properties, typed as written; null when absent', async () => {
+    const result = await exportMembership(account, segment.id, { format: 'json', property_names: ['email', 'plan', 'seats', 'beta', 'address'] });
+    const lines = ndjsonObjects(await download(result.link)) as Record<string, unknown>[];
+    expect(byUser(lines)).toEqual([
+      { user_id: 'prof-ann', email: ann.email, plan: 'pro', seats: 3, beta: true, address: ann.address },
+      { user_id: 'prof-ben', email: ben.email, plan: null, seats: 0, beta: null, address: null },
+      { user_id: 'prof-cid', email: null, plan: null, seats: null, beta: null, address: null },
+    ]);
+  });
+
+  it('exports CSV with the requested properties: values as text, objects as JSON, absent as empty', async () => {
+    const result = await exportMembership(account, segment.id, { format: 'csv', property_names: ['email', 'seats', 'beta', 'address'] });
+    const csv = parseCsv(await download(result.link));
+    expect(csv.header).toEqual(['user_id', 'email', 'seats', 'beta', 'address']);
+    expect(byUser(csv.rows)).toEqual([
+      { user_id: 'prof-ann', email: ann.email, seats: '3', beta: 'true', address: JSON.stringify(ann.address) },
+      { user_id: 'prof-ben', email: ben.email, seats: '0', beta: '', address: '' },
+      { user_id: 'prof-cid', email: '', seats: '', beta: '', address: '' },
+    ]);
+  });
+
+  it('exports a property written after an earlier export', async () => {
+    const response = await api(account, 'PATCH', '/users/prof-cid/profile', { json: { plan: 'late' } });
+    expect(response.status).toBe(200);
+    const result = await exportMembership(account, segment.id, { format: 'json', property_names: ['plan'] });
+    const lines = ndjsonObjects(await download(result.link)) as Record<string, unknown>[];
+    expect(byUser(lines).map((line) => line['plan'])).toEqual(['pro', null, 'late']);
   });
 });

@@ -4,6 +4,7 @@ import { GatewayModule, OpenApiModule } from '@guidepost/gateway';
 import { IngestionModule } from '@guidepost/ingestion';
 import { BlobModule } from '@guidepost/platform-blob';
 import { InProcessBusModule } from '@guidepost/platform-bus';
+import { ClickHouseModule } from '@guidepost/platform-clickhouse';
 import { type AppConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { PlatformHttpModule } from '@guidepost/platform-http';
 import { MailModule } from '@guidepost/platform-mail';
@@ -26,6 +27,7 @@ export class StandaloneModule {
         ObservabilityModule,
         PlatformHttpModule,
         InProcessBusModule,
+        ClickHouseModule,
         BlobModule,
         MailModule,
         GatewayModule,

@@ -1,15 +1,39 @@
 import { Global, Module } from '@nestjs/common';
+import { ClickHouseClient } from '@clickhouse/client';
 import { JobRegistryClient } from '@guidepost/contracts-http';
+import { ClickHouseModule } from '@guidepost/platform-clickhouse';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { INGESTION_ENTITIES, INGESTION_MIGRATIONS, INGESTION_SCHEMA } from './data-access/ingestion-database';
+import { EventSinkConsumer } from './events/api/event-sink.consumer';
+import { UserEventsController } from './events/api/user-events.controller';
+import { EventIntake } from './events/application/event-intake.service';
+import { EventStore } from './events/application/event-store.port';
+import { ClickHouseEventStore } from './events/data-access/clickhouse-event-store.adapter';
+import { EventTracking } from './events/application/event-tracking.service';
+import { EVENT_STORE_MIGRATIONS } from './events/data-access/clickhouse-migrations';
+import { EventExportConsumer } from './exports/api/event-export.consumer';
+import { EventExportController } from './exports/api/event-export.controller';
+import { EventExportService } from './exports/application/event-export.service';
+import { FilteringRulesConsumer } from './filtering/api/filtering-rules.consumer';
+import { FilteredItems } from './filtering/application/filtered-items';
+import { FilteringRules } from './filtering/application/filtering-rules.service';
+import { FilteringRulesRepository } from './filtering/data-access/filtering-rules.repository';
+import { ImportFailuresController } from './imports/api/import-failures.controller';
+import { ImportWorkerConsumer } from './imports/api/import-worker.consumer';
+import { ImportsController } from './imports/api/imports.controller';
+import { ImportBatchWriter } from './imports/application/import-batch-writer';
+import { ImportStaging } from './imports/application/import-staging.service';
+import { ImportWorker } from './imports/application/import-worker.service';
+import { ImportRepository } from './imports/data-access/import.repository';
 import { JobEventsConsumer } from './jobs/api/job-events.consumer';
 import { JobsController } from './jobs/api/jobs.controller';
 import { JobRegistry } from './jobs/application/job-registry.service';
 import { JobRepository } from './jobs/data-access/job.repository';
 
 /**
- * The ingestion service: for now its job registry. Global, so that the other services of the same
- * process create jobs through `JobRegistryClient` in process.
+ * The ingestion service: the job registry, the event pipeline (track, history, the event store and
+ * its sink), bulk imports and exports and its copy of the filtering rules. Global, so that the other
+ * services of the same process create jobs through `JobRegistryClient` in process.
  */
 @Global()
 @Module({
@@ -19,9 +43,33 @@ import { JobRepository } from './jobs/data-access/job.repository';
       entities: INGESTION_ENTITIES,
       migrations: INGESTION_MIGRATIONS,
     }),
+    ClickHouseModule.forService({ service: INGESTION_SCHEMA, migrations: EVENT_STORE_MIGRATIONS }),
   ],
-  controllers: [JobsController],
-  providers: [JobRepository, JobRegistry, JobEventsConsumer, { provide: JobRegistryClient, useExisting: JobRegistry }],
+  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController],
+  providers: [
+    JobRepository,
+    JobRegistry,
+    JobEventsConsumer,
+    { provide: JobRegistryClient, useExisting: JobRegistry },
+    { provide: EventStore, inject: [ClickHouseClient], useFactory: (client: ClickHouseClient) => new ClickHouseEventStore(client) },
+    EventSinkConsumer,
+    // The service's copy of the filtering rules, applied by every intake (track, imports).
+    FilteringRulesRepository,
+    FilteringRules,
+    FilteringRulesConsumer,
+    FilteredItems,
+    // Track (group commit into the outbox) and bulk export.
+    EventIntake,
+    EventTracking,
+    EventExportService,
+    EventExportConsumer,
+    // Bulk imports: staging the upload, the worker that reads it, the failures it keeps.
+    ImportRepository,
+    ImportStaging,
+    ImportBatchWriter,
+    ImportWorker,
+    ImportWorkerConsumer,
+  ],
   exports: [JobRegistryClient],
 })
 export class IngestionModule {}

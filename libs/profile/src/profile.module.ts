@@ -1,20 +1,44 @@
 import { Global, Module } from '@nestjs/common';
 import { UserProfileDirectory } from '@guidepost/contracts-http';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
+import { FilteringRulesConsumer } from './api/filtering-rules.consumer';
+import { GroupController } from './api/group.controller';
+import { ProfileImportConsumer } from './api/profile-import.consumer';
+import { UserProfileController } from './api/user-profile.controller';
+import { GroupAssociationService } from './application/group-association.service';
+import { ProfileDeletionService } from './application/profile-deletion.service';
+import { ProfileImportsService } from './application/profile-imports.service';
+import { ProfilesService } from './application/profiles.service';
+import { IntakeFilter } from './application/intake-filter';
+import { ProfileUpdateRecorder } from './application/profile-update-recorder';
 import { UserProfileDirectoryService } from './application/user-profile-directory.service';
-import { PROFILE_ENTITIES, PROFILE_MIGRATIONS, PROFILE_SCHEMA } from './data-access/profile-database';
-import { UserProfileRepository } from './data-access/user-profile.repository';
+import { FilteringRulesRepository } from './data-access/filtering-rules.repository';
+import { PROFILE_MIGRATIONS, PROFILE_SCHEMA } from './data-access/profile-database';
+import { ProfileRepository } from './data-access/profile.repository';
 
 /**
- * The profile service: for now the user profile store and the `UserProfileDirectory` that other
- * services of the same process read profiles through. Global so those services need not import it.
+ * The profile service: user and group profiles (read, update, delete, group association), the merge
+ * of imported rows, its copy of the ingestion filtering rules, and the `UserProfileDirectory` other
+ * services of the same process read profiles through (global, so they need not import this module).
+ * The host provides, globally: `AppConfig`, `MessageBus`, `MetricsRegistry` and `JobRegistryClient`.
  */
 @Global()
 @Module({
-  imports: [
-    ServiceDatabaseModule.forService({ schema: PROFILE_SCHEMA, entities: PROFILE_ENTITIES, migrations: PROFILE_MIGRATIONS }),
+  imports: [ServiceDatabaseModule.forService({ schema: PROFILE_SCHEMA, entities: [], migrations: PROFILE_MIGRATIONS })],
+  controllers: [UserProfileController, GroupController],
+  providers: [
+    ProfileRepository,
+    FilteringRulesRepository,
+    IntakeFilter,
+    ProfileUpdateRecorder,
+    ProfilesService,
+    ProfileDeletionService,
+    GroupAssociationService,
+    ProfileImportsService,
+    FilteringRulesConsumer,
+    ProfileImportConsumer,
+    { provide: UserProfileDirectory, useClass: UserProfileDirectoryService },
   ],
-  providers: [UserProfileRepository, { provide: UserProfileDirectory, useClass: UserProfileDirectoryService }],
   exports: [UserProfileDirectory],
 })
 export class ProfileModule {}

@@ -27,7 +27,8 @@ export interface StartServerOptions {
 }
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
-const ENTRY_POINT = 'dist/apps/standalone/src/main.js';
+/** The standalone build to start; `GUIDEPOST_E2E_ENTRY_POINT` points at another build (say a copy of `dist`). */
+const ENTRY_POINT = process.env['GUIDEPOST_E2E_ENTRY_POINT'] ?? 'dist/apps/standalone/src/main.js';
 // The embedded PostgreSQL initialises its cluster on a first start, which takes a while.
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 20_000;

@@ -15,3 +15,18 @@ export abstract class AuditColumns implements AuditFields {
   @Column({ name: 'updated_by', type: 'text' })
   updatedBy!: string;
 }
+
+/** The publishable content records (flows, pins, mobile experiences) add their publish state and tags. */
+export abstract class PublishableColumns extends AuditColumns {
+  @Column({ type: 'boolean' })
+  published!: boolean;
+
+  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
+  publishedAt!: Date | null;
+
+  @Column({ type: 'text' })
+  frequency!: string;
+
+  @Column({ name: 'tag_ids', type: 'text', array: true })
+  tagIds!: string[];
+}

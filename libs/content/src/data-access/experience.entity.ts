@@ -1,11 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { AuditColumns } from './audit-columns';
+import { PublishableColumns } from './audit-columns';
 import type { Step } from '@guidepost/contracts-http';
 import type { ExperienceKind, ExperienceRecord } from '../domain/content-records';
 
 /** Pins and mobile experiences share one record shape, so they share one table, told apart by `kind`. */
 @Entity({ name: 'experiences' })
-export class ExperienceEntity extends AuditColumns implements ExperienceRecord {
+export class ExperienceEntity extends PublishableColumns implements ExperienceRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -21,17 +21,8 @@ export class ExperienceEntity extends AuditColumns implements ExperienceRecord {
   @Column({ type: 'text' })
   name!: string;
 
-  @Column({ type: 'boolean' })
-  published!: boolean;
-
-  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
-  publishedAt!: Date | null;
-
   @Column({ type: 'text' })
   state!: string;
-
-  @Column({ type: 'text' })
-  frequency!: string;
 
   @Column({ type: 'text' })
   platform!: string;
@@ -47,9 +38,6 @@ export class ExperienceEntity extends AuditColumns implements ExperienceRecord {
 
   @Column({ type: 'text', nullable: true })
   theme!: string | null;
-
-  @Column({ name: 'tag_ids', type: 'text', array: true })
-  tagIds!: string[];
 
   @Column({ type: 'jsonb' })
   traits!: Record<string, unknown>[];

@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { AuditColumns } from './audit-columns';
+import { PublishableColumns } from './audit-columns';
 import type { FlowRecord } from '../domain/content-records';
 
 @Entity({ name: 'flows' })
-export class FlowEntity extends AuditColumns implements FlowRecord {
+export class FlowEntity extends PublishableColumns implements FlowRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -12,16 +12,4 @@ export class FlowEntity extends AuditColumns implements FlowRecord {
 
   @Column({ type: 'text' })
   name!: string;
-
-  @Column({ type: 'boolean' })
-  published!: boolean;
-
-  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
-  publishedAt!: Date | null;
-
-  @Column({ type: 'text' })
-  frequency!: string;
-
-  @Column({ name: 'tag_ids', type: 'text', array: true })
-  tagIds!: string[];
 }

@@ -3,7 +3,12 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { MessageBus, OutgoingMessage } from '@guidepost/platform-bus';
 import { OutboxMessageEntity } from './messaging.entities';
 
-const BATCH_SIZE = 100;
+/**
+ * Messages per relayed batch. Small on purpose: a batch is held in memory while it is delivered, and
+ * one message may carry thousands of events (an import batch), so 16 such messages are already tens of
+ * thousands of rows, the size that the event store wants per insert.
+ */
+const BATCH_SIZE = 16;
 const POLL_INTERVAL_MS = 250;
 /** After this many failed deliveries a message is dead-lettered: kept with its reason, no longer retried. */
 const MAX_ATTEMPTS = 10;

@@ -8,6 +8,11 @@ export interface Transaction {
   readonly manager: EntityManager;
   /** Appends a message to the outbox; it is published after, and only if, the transaction commits. */
   emit<T extends Topic>(topic: T, key: string, payload: PayloadOf<T>, id?: string): void;
+  /**
+   * Writes the messages emitted so far to the outbox now (still uncommitted), so that a long
+   * transaction emitting many large messages holds at most one batch of them in memory.
+   */
+  flush(): Promise<void>;
 }
 
 /**
@@ -22,15 +27,23 @@ export class UnitOfWork {
 
   async run<R>(work: (tx: Transaction) => Promise<R>): Promise<R> {
     const result = await this.dataSource.transaction(async (manager) => {
-      const pending: BusMessage[] = [];
+      let pending: BusMessage[] = [];
+      let emitted = 0;
+      const flush = async (): Promise<void> => {
+        const batch = pending;
+        pending = [];
+        emitted += batch.length;
+        await appendToOutbox(manager, batch);
+      };
       const tx: Transaction = {
         manager,
         emit: (topic, key, payload, id = randomUUID()) =>
           pending.push({ id, topic: topic.name, key, payload, occurredAt: new Date().toISOString() }),
+        flush,
       };
       const value = await work(tx);
-      await appendToOutbox(manager, pending);
-      return { value, emitted: pending.length };
+      await flush();
+      return { value, emitted };
     });
     if (result.emitted > 0) this.onCommitted();
     return result.value;

@@ -3,8 +3,11 @@ export { problemOf, type ProblemResponse, type SizeLimits } from './errors/probl
 export { compileValidator } from './validation/compile-validator';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';
-export { ndjsonValues, type NdjsonValue } from './body/ndjson-values';
-export { csvRows, type CsvRow } from './body/csv-rows';
+export { ndjsonValueBatches, ndjsonValues, type NdjsonValue } from './body/ndjson-values';
+export { csvRowBatches, csvRows, type CsvRow } from './body/csv-rows';
+export { isRecordFailure, MAX_RECORD_CHARS, type RecordFailure, type TolerantReading } from './body/text-lines';
+export { prefersCsv } from './rendering/accept';
+export { CSV_TEXT_COLUMNS, csvColumnsOf, typedCsvCell, typedCsvRecord } from './body/csv-cell-types';
 export { userIdsOf } from './body/user-ids-of';
 export { configureHttpServer, fastifyAdapterOptions, REQUEST_ID_HEADER } from './http-server';
 export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-rendering.decorator';

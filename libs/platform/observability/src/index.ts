@@ -1,2 +1,3 @@
 export { ObservabilityModule, useStructuredLogger } from './observability.module';
 export { MetricsRegistry } from './metrics/metrics-registry';
+export { ReadinessProbe } from './health/readiness-probe';

@@ -5,6 +5,7 @@ import { Logger, LoggerModule } from 'nestjs-pino';
 import { AppConfig } from '@guidepost/platform-config';
 import { DataSources } from './health/data-sources';
 import { HealthController } from './health/health.controller';
+import { ReadinessProbes } from './health/readiness-probes';
 import { loggerParams } from './logging/logger-params';
 import { RequestLog } from './logging/request-log';
 import { HttpMetrics } from './metrics/http-metrics';
@@ -14,7 +15,8 @@ import { MetricsRegistry } from './metrics/metrics-registry';
 /**
  * Structured logs (pino, one line per request with its request id), Prometheus metrics at
  * `GET /metrics` (Node defaults plus HTTP RED) and health probes at `GET /health/live` and
- * `GET /health/ready` (pings every TypeORM data source in the app). Needs `AppConfig` (global).
+ * `GET /health/ready` (pings every TypeORM data source and runs every `ReadinessProbe` in the
+ * app). Needs `AppConfig` (global).
  * `MetricsRegistry` is exported everywhere for modules that add their own metrics.
  */
 @Global()
@@ -26,7 +28,7 @@ import { MetricsRegistry } from './metrics/metrics-registry';
     DiscoveryModule,
   ],
   controllers: [HealthController, MetricsController],
-  providers: [MetricsRegistry, HttpMetrics, RequestLog, DataSources],
+  providers: [MetricsRegistry, HttpMetrics, RequestLog, DataSources, ReadinessProbes],
   exports: [MetricsRegistry],
 })
 export class ObservabilityModule {}

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { DataSource } from 'typeorm';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
-import { MetricsRegistry, ObservabilityModule, useStructuredLogger } from './index';
+import { MetricsRegistry, ObservabilityModule, ReadinessProbe, useStructuredLogger } from './index';
 import { REDACTED_PATHS } from './logging/logger-params';
 
 const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent' });
@@ -119,6 +119,44 @@ describe('observability', () => {
         title: 'Service Unavailable',
         detail: expect.stringMatching(/^not ready: database:segment/),
       });
+    });
+  });
+
+  describe('with readiness probes', () => {
+    class Probe extends ReadinessProbe {
+      failure: Error | undefined;
+      constructor(readonly name: string) {
+        super();
+      }
+      check(): Promise<void> {
+        return this.failure ? Promise.reject(this.failure) : Promise.resolve();
+      }
+    }
+    const eventStore = new Probe('event-store');
+    const cache = new Probe('cache');
+
+    @Module({
+      imports: [PlatformConfigModule.forRoot(config), PlatformHttpModule, ObservabilityModule],
+      providers: [
+        { provide: 'eventStoreProbe', useValue: eventStore },
+        { provide: 'cacheProbe', useValue: cache },
+      ],
+    })
+    class AppModule {}
+
+    let app: NestFastifyApplication;
+    let base: string;
+    beforeAll(async () => ({ app, base } = await start(AppModule)));
+    afterAll(() => app.close());
+
+    it('is ready while every probe answers, and names each one that does not with its reason', async () => {
+      expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+      eventStore.failure = new Error('connect ECONNREFUSED');
+      const ready = await fetch(`${base}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ detail: 'not ready: event-store (connect ECONNREFUSED)' });
+      eventStore.failure = undefined;
+      expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     });
   });
 });

@@ -2,13 +2,13 @@ import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested, type PayloadOf, type SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { JobRegistryClient, UserProfileDirectory } from '@guidepost/contracts-http';
-import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
+import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob } from '@guidepost/platform-blob';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
 import type { SegmentMemberRepository } from '../data-access/segment-member.repository';
 import type { SegmentRepository } from '../data-access/segment.repository';
 import { newSegment } from '../domain/segment';
-import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, MembershipExportService } from './membership-export.service';
+import { MembershipExportService } from './membership-export.service';
 
 const segment = newSegment('acme', { name: 'Trial users' }, new Date('2026-01-01T00:00:00.000Z'));
 const requestedAt = new Date(Date.now() - 1_000).toISOString();
@@ -80,6 +80,7 @@ function setUp(options: { segmentExists?: boolean } = {}) {
   const tx: Transaction = {
     manager: {} as EntityManager,
     emit: (topic, key, payload, id) => void emitted.push({ topic: topic.name, key, payload, id }),
+    flush: () => Promise.resolve(),
   };
   const request = (overrides: Partial<PayloadOf<typeof SegmentMembershipExportRequested>> = {}) => ({
     accountId: 'acme',

@@ -1,14 +1,14 @@
-import { Readable } from 'node:stream';
-import { Injectable, Logger } from '@nestjs/common';
-import { MailRequested, type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Injectable } from '@nestjs/common';
+import { type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { type CreatedJob, JobName, JobRegistryClient, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
-import { BlobStore } from '@guidepost/platform-blob';
+import { BlobStore, exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-http';
-import { exportBlobKey } from '../domain/export-blob-key';
-import { exportCompletedEvent, type ExportArtifact, failedEvent } from '../domain/job-outcomes';
+import { failedEvent } from '../domain/job-outcomes';
 import { exportColumns, exportRenderer, type ExportRenderer } from '../domain/membership-export-format';
-import { isSegmentId, type SegmentRecord } from '../domain/segment';
+import { isSegmentId } from '../domain/segment';
 import { SegmentMemberRepository } from '../data-access/segment-member.repository';
 import { SegmentRepository } from '../data-access/segment.repository';
 import { SEGMENT_SCHEMA } from '../data-access/segment-schema';
@@ -16,13 +16,8 @@ import { emitJobEvent } from './job-events';
 
 type ExportRequested = PayloadOf<typeof SegmentMembershipExportRequested>;
 
-/** One week: what the spec promises for export links, and the most a presigned S3 link may live. */
-export const EXPORT_LINK_TTL_SECONDS = 604_800;
 /** Members read, and profiles fetched, per round trip. */
 const MEMBERS_PER_PAGE = 1_000;
-/** Attempts at writing the file before the job fails; waits grow between them (transient outages). */
-export const EXPORT_ATTEMPTS = 3;
-const RETRY_BASE_DELAY_MS = 2_000;
 
 /**
  * Segment membership exports: accepting the request (a job plus a message), then writing the file to
@@ -31,8 +26,6 @@ const RETRY_BASE_DELAY_MS = 2_000;
  */
 @Injectable()
 export class MembershipExportService {
-  private readonly logger = new Logger(MembershipExportService.name);
-
   constructor(
     private readonly segments: SegmentRepository,
     private readonly members: SegmentMemberRepository,
@@ -70,38 +63,29 @@ export class MembershipExportService {
       emitJobEvent(tx, job, failedEvent(reason, new Date()));
       return;
     }
-    const outcome = await this.writeWithRetries(request);
+    const renderer = exportRenderer(request.format, request.propertyNames);
+    const file = { key: exportBlobKey(request.accountId, request.jobId, renderer.extension), contentType: renderer.contentType };
+    const outcome = await storeExportWithRetries(this.blobs, file, (output) => this.write(request, renderer, output));
     if ('reason' in outcome) {
       emitJobEvent(tx, job, failedEvent(outcome.reason, new Date()));
       return;
     }
-    emitJobEvent(tx, job, exportCompletedEvent(outcome, new Date(request.requestedAt), new Date()));
-    if (request.email !== undefined) {
-      tx.emit(MailRequested, request.jobId, exportReadyMail(request.email, segment, outcome), `${request.jobId}:mail`);
-    }
+    reportExportCompleted(tx, job, {
+      artifact: outcome,
+      requestedAt: new Date(request.requestedAt),
+      finishedAt: new Date(),
+      mail: {
+        to: request.email === undefined ? [] : [request.email],
+        subject: `Segment membership export ready: ${segment.name}`,
+        what: `The membership export of segment "${segment.name}"`,
+      },
+    });
   }
 
-  private async writeWithRetries(request: ExportRequested): Promise<ExportArtifact | { reason: string }> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.writeArtifact(request);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (attempt >= EXPORT_ATTEMPTS) return { reason: `The export could not be written (${attempt} attempts): ${message}` };
-        this.logger.warn(`export of job ${request.jobId}, attempt ${attempt} failed, retrying: ${message}`);
-        await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_DELAY_MS * attempt));
-      }
-    }
-  }
-
-  private async writeArtifact(request: ExportRequested): Promise<ExportArtifact> {
-    const renderer = exportRenderer(request.format, request.propertyNames);
-    const key = exportBlobKey(request.accountId, request.jobId, renderer.extension);
+  private async write(request: ExportRequested, renderer: ExportRenderer, output: Writable): Promise<number> {
     const counter = { rows: 0 };
-    const body = Readable.from(this.render(request, renderer, counter), { objectMode: false });
-    await this.blobs.put(key, body, renderer.contentType);
-    const link = this.blobs.signedUrl(key, EXPORT_LINK_TTL_SECONDS);
-    return { url: link.url, expiresAt: link.expiresAt, rows: counter.rows };
+    await pipeline(Readable.from(this.render(request, renderer, counter), { objectMode: false }), output);
+    return counter.rows;
   }
 
   /** The file, one page of members at a time (never the whole membership in memory). */
@@ -119,14 +103,4 @@ export class MembershipExportService {
       after = userIds[userIds.length - 1];
     }
   }
-}
-
-function exportReadyMail(to: string, segment: SegmentRecord, artifact: ExportArtifact): PayloadOf<typeof MailRequested> {
-  return {
-    to: [to],
-    subject: `Segment membership export ready: ${segment.name}`,
-    text:
-      `The membership export of segment "${segment.name}" (${artifact.rows} rows) is ready:\n\n${artifact.url}\n\n` +
-      `The link expires at ${artifact.expiresAt}.`,
-  };
 }

@@ -26,26 +26,6 @@ export function ingestionCompletedEvent(idsApplied: number, startedAt: Date, now
   };
 }
 
-export interface ExportArtifact {
-  readonly url: string;
-  readonly expiresAt: string;
-  readonly rows: number;
-}
-
-/** An export is written; the link and its expiry travel in the event (decisions.md, "Jobs and exports"). */
-export function exportCompletedEvent(artifact: ExportArtifact, startedAt: Date, now: Date): JobEventDraft {
-  return {
-    name: 'Completed',
-    timestamp: now.toISOString(),
-    attributes: {
-      signed_s3_url: artifact.url,
-      expires_at: artifact.expiresAt,
-      rows: artifact.rows,
-      runtime_ms: runtimeMs(startedAt, now),
-    },
-  };
-}
-
 export function failedEvent(reason: string, now: Date): JobEventDraft {
   return { name: 'Failed', timestamp: now.toISOString(), attributes: { reason } };
 }

@@ -8,7 +8,10 @@ import { SchemaComponents } from './schema-components';
 type Json = Record<string, unknown>;
 const ACCOUNT = '/v2/accounts/{account_id}';
 
-/** Every operation of public-api.md, plus the POST form of group association (decisions.md). */
+/**
+ * Every operation of public-api.md, plus the POST form of group association and the failures of an
+ * import job (decisions.md).
+ */
 const SPEC_OPERATIONS: [string, string][] = [
   ['get', '/flows'], ['get', '/flows/{flow_id}'], ['post', '/flows/{flow_id}/publish'], ['post', '/flows/{flow_id}/unpublish'],
   ['get', '/segments'], ['post', '/segments'], ['get', '/segments/{segment_id}'], ['patch', '/segments/{segment_id}'],
@@ -20,7 +23,7 @@ const SPEC_OPERATIONS: [string, string][] = [
   ['get', '/groups/{group_id}/profile'], ['patch', '/groups/{group_id}/profile'], ['patch', '/groups/{group_id}/users'],
   ['post', '/groups/{group_id}/users'],
   ['post', '/import/profiles'], ['post', '/import/groups'], ['post', '/import/events'], ['post', '/export/events'],
-  ['get', '/jobs'], ['get', '/jobs/{job_id}'],
+  ['get', '/jobs'], ['get', '/jobs/{job_id}'], ['get', '/jobs/{job_id}/failures'],
   ['get', '/pins'], ['get', '/pins/{pin_id}'], ['post', '/pins/{pin_id}/publish'], ['post', '/pins/{pin_id}/unpublish'],
   ['get', '/mobile'], ['get', '/mobile/{mobile_id}'], ['post', '/mobile/{mobile_id}/publish'],
   ['post', '/mobile/{mobile_id}/unpublish'],

@@ -9,7 +9,7 @@ import { Type, type Static } from '@sinclair/typebox';
 export const EVENT_HISTORY_DEFAULT_LIMIT = 100;
 export const EVENT_HISTORY_MAX_LIMIT = 10_000;
 /** `+HH:MM` or `-HH:MM`, from -14:00 to +14:00. */
-export const TIME_ZONE_OFFSET_PATTERN = '^[+-](0\\d|1[0-4]):[0-5]\\d$';
+export const TIME_ZONE_OFFSET_PATTERN = '^[+-](0\\d:[0-5]\\d|1[0-3]:[0-5]\\d|14:00)$';
 export const TIME_ZONE_MAX_MINUTES = 14 * 60;
 
 const freeForm = (description: string) => Type.Object({}, { additionalProperties: true, description });

@@ -47,10 +47,13 @@ export const EventImportRowSchema = Type.Object(
     group_id: Type.Optional(identifier('Group the event applies to')),
     groupId: Type.Optional(identifier('Same as `group_id`')),
     name: Type.String({ minLength: 1, description: 'Event name' }),
-    timestamp: Type.String({ format: 'date-time', description: 'ISO 8601 date-time with `Z` or an offset' }),
+    timestamp: Type.String({
+      format: 'date-time',
+      description: 'ISO 8601 date-time with seconds and `Z` or an offset (`+HH:MM`, `-HH:MM`); stored in UTC with milliseconds',
+    }),
     attributes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form key/value data' })),
     context: Type.Optional(
-      Type.Object({ url: Type.Optional(Type.String()) }, { additionalProperties: true, description: 'May hold `url`' }),
+      Type.Object({ url: Type.Optional(Type.String()) }, { additionalProperties: true, description: 'May hold `url`, the one key kept' }),
     ),
   },
   {
@@ -59,7 +62,9 @@ export const EventImportRowSchema = Type.Object(
     anyOf: eitherRequired('user_id', 'userId', 'group_id', 'groupId'),
     description:
       'One event: one of `user_id`, `userId`, `group_id`, `groupId`, plus `name` and `timestamp`; any other field is an ' +
-      'event attribute (merged with `attributes`). Events whose name the ingestion filtering rules drop are counted, not stored.',
+      'event attribute (merged with `attributes`, which wins for a key given both ways). In CSV, `attributes.<key>` columns ' +
+      'fill `attributes` and `context.url` the context. Events whose name the ingestion filtering rules drop are counted, ' +
+      'not stored.',
     examples: [{ user_id: 'u-1', name: 'signup', timestamp: '2024-05-01T09:30:00Z', plan: 'pro' }],
   },
 );

@@ -16,7 +16,9 @@ export interface ExportQuery {
   readonly accountId: string;
   readonly format: 'csv' | 'json';
   readonly conditions: readonly ExportCondition[];
+  /** Events from this instant on (inclusive)... */
   readonly startTime: Date;
+  /** ...and before this one (exclusive); no end when absent. */
   readonly endTime?: Date;
   readonly timeZoneMinutes: number;
   readonly limit: number;
@@ -37,7 +39,9 @@ export abstract class EventStore {
   abstract history(query: HistoryQuery): Promise<Event[]>;
   /**
    * Writes the matching events to `output` (NDJSON for json, CSV with `attributes.<key>` columns for
-   * csv) without holding them all in memory; resolves with the number of events written.
+   * csv) in time order, without holding them all in memory; resolves with the number of events
+   * written. It does not end `output`. It rejects when `output` fails or closes; the caller still
+   * listens for `output`'s errors, as for any stream it owns.
    */
   abstract export(query: ExportQuery, output: Writable): Promise<number>;
 }

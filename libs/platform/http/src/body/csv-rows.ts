@@ -1,8 +1,14 @@
 import type { Readable } from 'node:stream';
-import Papa from 'papaparse';
-import { DomainError } from '../errors/domain-error';
 import { oneByOne } from './one-by-one';
-import { MAX_RECORD_CHARS, recordTooLong, textOf } from './text-lines';
+import {
+  MAX_RECORD_CHARS,
+  RECORD_TOO_LONG,
+  type RecordFailure,
+  type RecordParser,
+  strictBatches,
+  type TolerantReading,
+  tolerantBatches,
+} from './text-lines';
 
 export interface CsvRow {
   /** 1-based line on which the row starts (a quoted cell may span several lines). */
@@ -11,82 +17,221 @@ export interface CsvRow {
   readonly cells: string[];
 }
 
-/** What papaparse's row parser returns (its typings leave it `any`). */
-interface ParsedRows {
-  data: string[][];
-  errors: { type: string; message: string; row: number }[];
-  meta: { cursor: number };
-}
+export const UNTERMINATED_QUOTE = 'quoted field unterminated';
+export const TEXT_AFTER_QUOTE = 'quoted field has text after its closing quote (a quote inside a quoted field is written "")';
 
 /**
- * The rows of a CSV stream, read chunk by chunk with papaparse's row parser, which reports where the
- * last complete row ends so that a row cut by a chunk boundary (quoted line breaks included) is
- * parsed whole with the next chunk. (Papaparse's own Node stream mode drops parse errors and splits
- * UTF-8 characters at chunk boundaries.) Blank lines are skipped and cells trimmed; an unterminated or
- * malformed quote fails with 400 naming the line.
+ * The rows of a CSV stream (RFC 4180: `,` between cells, `"` around cells holding commas, quotes or
+ * line breaks, `""` for a quote inside them), read chunk by chunk. Blank lines are skipped, cells
+ * trimmed, `\r\n` and `\n` both end a row; a `"` inside an unquoted cell is just a character. A broken
+ * quote or a row longer than `MAX_RECORD_CHARS` fails with 400 naming the line (after the rows before
+ * it).
+ *
+ * Tolerant reading treats the first row as the header: it hands out a `RecordFailure` for a row with a
+ * broken quote, a row whose cell count differs from the header's, or an over-long row, and goes on
+ * with the next line. How far a broken quote reaches: the row is cut at the end of the line where the
+ * broken quoted cell opened, and the lines after it are read again as rows of their own. That holds
+ * for text after a closing quote (`"5" screen",x`), for a quote still open at the end of the file and
+ * for one still open after `MAX_RECORD_CHARS` (so a stray quote costs its own row only, at the price
+ * of reading at most `MAX_RECORD_CHARS` twice, and the memory stays bounded). When the quote did open
+ * a real multi-line cell, its later lines are then judged as rows and fail on their own (usually with
+ * the wrong number of cells), so every line of the file is either imported or reported. A stray quote
+ * that a later quote closes cleanly by chance (`1,"oops` ... `2,x"` at the end of a line) makes one
+ * valid multi-line cell: no CSV reader can tell that from intent.
  */
-export function csvRows(stream: Readable): AsyncIterableIterator<CsvRow> {
-  return oneByOne(rowBatches(stream));
+export function csvRows(stream: Readable): AsyncIterableIterator<CsvRow>;
+export function csvRows(stream: Readable, options: TolerantReading): AsyncIterableIterator<CsvRow | RecordFailure>;
+export function csvRows(stream: Readable, options?: TolerantReading): AsyncIterableIterator<CsvRow | RecordFailure> {
+  return oneByOne(options?.tolerant ? tolerantBatches(stream, new CsvParser(true)) : strictBatches(stream, new CsvParser(false)));
 }
 
-async function* rowBatches(stream: Readable): AsyncGenerator<CsvRow[]> {
-  // `\r` before a line break is trimmed with the cell, or skipped after a closing quote, by papaparse.
-  const parser = new Papa.Parser({ delimiter: ',', newline: '\n' });
-  let pending = '';
-  let line = 1;
-  for await (const text of textOf(stream)) {
-    pending = pending.length === 0 ? text : pending + text;
-    const parsed = parser.parse(pending, 0, true) as ParsedRows;
-    const batch = rowsOf(parsed, pending.slice(0, parsed.meta.cursor), line, true);
-    line = batch.nextLine;
-    pending = pending.slice(parsed.meta.cursor);
-    if (batch.error || pending.length > MAX_RECORD_CHARS) {
-      yield batch.rows;
-      throw batch.error ?? recordTooLong(line);
-    }
-    yield batch.rows;
+/** Tolerant `csvRows`, a chunk's worth at a time: for consumers of millions of rows. */
+export function csvRowBatches(stream: Readable): AsyncIterable<(CsvRow | RecordFailure)[]> {
+  return tolerantBatches(stream, new CsvParser(true));
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/** What scanning one row that contains a quote found. */
+type QuotedScan =
+  | { readonly kind: 'row'; readonly cells: string[]; readonly next: number }
+  /** The row goes on in text not read yet; `openQuote` is where its unclosed quote opened (-1: none). */
+  | { readonly kind: 'incomplete'; readonly openQuote: number }
+  /** The row is broken; it ends at the first line break after `from`, where its broken quoted cell opened. */
+  | { readonly kind: 'broken'; readonly reason: string; readonly from: number };
+
+/**
+ * A CSV row splitter tuned for large files: a row without quotes (almost all of them) is cut with
+ * `indexOf` and `slice` alone; only a row with a quote is scanned quote by quote. The positions of the
+ * next quote and comma are remembered across rows, so no character is searched twice.
+ */
+export class CsvParser implements RecordParser<CsvRow> {
+  private pending = '';
+  /** Line on which `pending` starts. */
+  private line = 1;
+  /** Inside an over-long line already reported: text is dropped up to the next line break. */
+  private skipping = false;
+  /** Cells per row once the header is read (tolerant reading), -1 before. */
+  private width = -1;
+
+  constructor(private readonly checksWidth: boolean) {}
+
+  push(chunk: string, out: (CsvRow | RecordFailure)[]): void {
+    this.parse(this.pending.length === 0 ? chunk : this.pending + chunk, false, out);
   }
-  if (pending.length === 0) return;
-  const last = rowsOf(parser.parse(pending, 0, false) as ParsedRows, pending, line, false);
-  yield last.rows;
-  if (last.error) throw last.error;
-}
 
-interface RowBatch {
-  readonly rows: CsvRow[];
-  readonly nextLine: number;
-  readonly error?: DomainError;
-}
-
-function rowsOf(parsed: ParsedRows, text: string, firstLine: number, everyRowEndsWithBreak: boolean): RowBatch {
-  const records = parsed.data;
-  const broken = parsed.errors.find((error) => error.type === 'Quotes');
-  // Usually each row is one line; only when cells hold line breaks must rows be counted one by one.
-  const breaks = lineBreaksIn(text);
-  const oneLineEach = breaks === records.length - (everyRowEndsWithBreak ? 0 : 1);
-  const rows: CsvRow[] = [];
-  let line = firstLine;
-  for (let index = 0; index < records.length; index += 1) {
-    const cells = records[index];
-    if (broken?.row === index) return { rows, nextLine: line, error: brokenQuote(line, broken.message) };
-    const span = oneLineEach ? 1 : 1 + cells.reduce((count, cell) => count + lineBreaksIn(cell), 0);
-    if (cells.length > 1 || cells[0].trim().length > 0) {
-      for (let cell = 0; cell < cells.length; cell += 1) cells[cell] = cells[cell].trim();
-      rows.push({ line, cells });
-    }
-    line += span;
+  end(out: (CsvRow | RecordFailure)[]): void {
+    if (this.pending.length > 0 && !this.skipping) this.parse(this.pending, true, out);
+    this.pending = '';
   }
-  // A quote still open at the very end belongs to a row papaparse did not return.
-  if (broken && !everyRowEndsWithBreak) return { rows, nextLine: line, error: brokenQuote(line, broken.message) };
-  return { rows, nextLine: line };
+
+  private parse(text: string, final: boolean, out: (CsvRow | RecordFailure)[]): void {
+    let pos = 0;
+    let line = this.line;
+    if (this.skipping) {
+      const lf = text.indexOf('\n');
+      if (lf === -1) {
+        this.pending = '';
+        return;
+      }
+      this.skipping = false;
+      pos = lf + 1;
+      line += 1;
+    }
+    const length = text.length;
+    let quote = text.indexOf('"', pos);
+    let comma = -1;
+    while (pos < length) {
+      let end = text.indexOf('\n', pos);
+      if (end === -1) end = final ? length : -1;
+      if (end !== -1 && (quote === -1 || quote > end)) {
+        // The common case: a whole line without quotes.
+        if (end - pos > MAX_RECORD_CHARS) {
+          out.push({ line, error: RECORD_TOO_LONG });
+        } else {
+          const cells: string[] = [];
+          let from = pos;
+          if (comma < from) comma = nextIndex(text, ',', from);
+          while (comma < end) {
+            cells.push(text.slice(from, comma).trim());
+            from = comma + 1;
+            comma = nextIndex(text, ',', from);
+          }
+          cells.push(text.slice(from, end).trim());
+          this.accept(cells, line, out);
+        }
+        pos = end + 1;
+        line += 1;
+        continue;
+      }
+      const scan = end === -1 && quote === -1 ? INCOMPLETE : scanQuotedRow(text, pos, final);
+      if (scan.kind === 'row') {
+        if (scan.next - pos > MAX_RECORD_CHARS) out.push({ line, error: RECORD_TOO_LONG });
+        else this.accept(scan.cells, line, out);
+        line += lineBreaksIn(text, pos, scan.next);
+        pos = scan.next;
+      } else {
+        if (scan.kind === 'incomplete' && length - pos <= MAX_RECORD_CHARS) break;
+        // Broken, or too long to wait for: the row is lost up to the line break after `from`.
+        out.push({ line, error: scan.kind === 'broken' ? scan.reason : RECORD_TOO_LONG });
+        const from = scan.kind === 'broken' ? scan.from : scan.openQuote === -1 ? length : scan.openQuote;
+        const lf = text.indexOf('\n', from);
+        const next = lf === -1 ? length : lf + 1;
+        line += lineBreaksIn(text, pos, next);
+        pos = next;
+        if (lf === -1 && !final) this.skipping = true;
+      }
+      quote = text.indexOf('"', pos);
+    }
+    this.pending = pos >= length ? '' : pos === 0 ? text : text.slice(pos);
+    this.line = line;
+  }
+
+  private accept(cells: string[], line: number, out: (CsvRow | RecordFailure)[]): void {
+    if (cells.length === 1 && cells[0].length === 0) return;
+    if (this.checksWidth) {
+      if (this.width === -1) this.width = cells.length;
+      else if (cells.length !== this.width) {
+        out.push({ line, error: `has ${cells.length} cells where the header has ${this.width}` });
+        return;
+      }
+    }
+    out.push({ line, cells });
+  }
 }
 
-function brokenQuote(line: number, message: string): DomainError {
-  return new DomainError('invalid_request', `line ${line}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`);
+const INCOMPLETE: QuotedScan = { kind: 'incomplete', openQuote: -1 };
+
+/** `text.indexOf(search, from)`, or the text's length when there is none (so it is never searched again). */
+function nextIndex(text: string, search: string, from: number): number {
+  const found = text.indexOf(search, from);
+  return found === -1 ? text.length : found;
 }
 
-function lineBreaksIn(text: string): number {
+/** Scans the row starting at `start`, cell by cell, honouring quotes. */
+function scanQuotedRow(text: string, start: number, final: boolean): QuotedScan {
+  const length = text.length;
+  const cells: string[] = [];
+  let at = start;
+  for (;;) {
+    let open = at;
+    while (open < length && isBlank(text.charCodeAt(open))) open += 1;
+    if (open < length && text.charCodeAt(open) === QUOTE) {
+      let value = '';
+      let from = open + 1;
+      for (;;) {
+        const close = text.indexOf('"', from);
+        if (close === -1 || (close === length - 1 && !final)) {
+          return final ? { kind: 'broken', reason: UNTERMINATED_QUOTE, from: open } : { kind: 'incomplete', openQuote: open };
+        }
+        if (text.charCodeAt(close + 1) === QUOTE) {
+          value += text.slice(from, close + 1);
+          from = close + 2;
+          continue;
+        }
+        value += text.slice(from, close);
+        at = close + 1;
+        break;
+      }
+      while (at < length && isBlankOrCr(text.charCodeAt(at))) at += 1;
+      if (at === length) return final ? { kind: 'row', cells: [...cells, value.trim()], next: length } : INCOMPLETE;
+      cells.push(value.trim());
+      const next = text.charCodeAt(at);
+      if (next === LF) return { kind: 'row', cells, next: at + 1 };
+      if (next !== COMMA) {
+        if (!final && text.indexOf('\n', open) === -1) return INCOMPLETE;
+        return { kind: 'broken', reason: TEXT_AFTER_QUOTE, from: open };
+      }
+      at += 1;
+      continue;
+    }
+    // An unquoted cell runs to the next comma or line break (a quote in it is just a character).
+    let end = at;
+    let code = 0;
+    while (end < length && (code = text.charCodeAt(end)) !== COMMA && code !== LF) end += 1;
+    if (end === length && !final) return INCOMPLETE;
+    cells.push(text.slice(at, end).trim());
+    if (end === length) return { kind: 'row', cells, next: length };
+    if (code === LF) return { kind: 'row', cells, next: end + 1 };
+    at = end + 1;
+  }
+}
+
+function isBlank(code: number): boolean {
+  return code === SPACE || code === TAB;
+}
+
+function isBlankOrCr(code: number): boolean {
+  return code === SPACE || code === TAB || code === CR;
+}
+
+function lineBreaksIn(text: string, from: number, to: number): number {
   let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count += 1;
   return count;
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { ndjsonValues } from './ndjson-values';
-import { MAX_RECORD_CHARS } from './text-lines';
+import { ndjsonValueBatches, ndjsonValues } from './ndjson-values';
+import { MAX_RECORD_CHARS, RECORD_TOO_LONG } from './text-lines';
 
 const streamOf = (...chunks: (string | Buffer)[]): Readable =>
   Readable.from(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
@@ -44,5 +44,97 @@ describe('ndjsonValues', () => {
     await expect(valuesOf(streamOf('1\n', long, long, long, long, long))).rejects.toMatchObject({
       detail: expect.stringMatching(/^line 2: record is longer than 1 MB/),
     });
+  });
+
+  it('keeps reading invalid UTF-8 as replacement characters, as it always did', async () => {
+    expect(await valuesOf(streamOf(Buffer.from([0x22, 0xff, 0x22, 0x0a])))).toEqual([{ line: 1, value: '\uFFFD' }]);
+  });
+});
+
+describe('ndjsonValues, tolerant', () => {
+  async function recordsOf(...chunks: (string | Buffer)[]): Promise<unknown[]> {
+    const records: unknown[] = [];
+    for await (const record of ndjsonValues(streamOf(...chunks), { tolerant: true })) records.push(record);
+    return records;
+  }
+
+  it('reports a line that is not JSON in its place and goes on with the next', async () => {
+    expect(await recordsOf('{"a":1}\n{"a":\n\n[1,2]\nnope\n"last"')).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 2, error: expect.stringMatching(/^is not valid JSON \(.+\)$/) },
+      { line: 4, value: [1, 2] },
+      { line: 5, error: expect.stringMatching(/^is not valid JSON/) },
+      { line: 6, value: 'last' },
+    ]);
+  });
+
+  it('skips blank lines, indentation, CRLF and a byte order mark', async () => {
+    expect(await recordsOf('\uFEFF  {"a":1}\r\n\r\n \t \r\n\t2\r\n')).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 4, value: 2 },
+    ]);
+  });
+
+  it('reports an over-long line spread over chunks without keeping it, then reads on with the right line numbers', async () => {
+    const quarter = 'x'.repeat(MAX_RECORD_CHARS / 4);
+    const records = await recordsOf('1\n', '"', quarter, quarter, quarter, quarter, quarter, quarter, '"\n2\n', '3');
+    expect(records).toEqual([
+      { line: 1, value: 1 },
+      { line: 2, error: RECORD_TOO_LONG },
+      { line: 3, value: 2 },
+      { line: 4, value: 3 },
+    ]);
+  });
+
+  it('reports an over-long line that arrives in one chunk', async () => {
+    const long = `"${'x'.repeat(MAX_RECORD_CHARS)}"`;
+    expect(await recordsOf(`1\n${long}\n2`)).toEqual([
+      { line: 1, value: 1 },
+      { line: 2, error: RECORD_TOO_LONG },
+      { line: 3, value: 2 },
+    ]);
+  });
+
+  it('reports an over-long last line without a line break', async () => {
+    const quarter = 'x'.repeat(MAX_RECORD_CHARS / 4);
+    expect(await recordsOf('1\n', quarter, quarter, quarter, quarter, quarter)).toEqual([
+      { line: 1, value: 1 },
+      { line: 2, error: RECORD_TOO_LONG },
+    ]);
+  });
+
+  it('fails the whole stream when it is not UTF-8 text, naming where', async () => {
+    await expect(recordsOf('"a"\n', Buffer.from([0x22, 0xc3, 0x28, 0x22, 0x0a]))).rejects.toMatchObject({
+      code: 'invalid_request',
+      detail: 'body: is not UTF-8 text (an invalid byte sequence in bytes 5 to 9)',
+    });
+  });
+
+  it('reads the same whatever the chunk boundaries, in the middle of lines and of multi-byte characters', async () => {
+    const document = Buffer.from('{"name":"Zoë 😀"}\r\n\nnot json\n  ["€", 2]\n"ü"');
+    const whole = await recordsOf(document);
+    expect(whole).toEqual([
+      { line: 1, value: { name: 'Zoë 😀' } },
+      { line: 3, error: expect.stringMatching(/^is not valid JSON/) },
+      { line: 4, value: ['€', 2] },
+      { line: 5, value: 'ü' },
+    ]);
+    for (let cut = 1; cut < document.length; cut += 1) {
+      expect(await recordsOf(document.subarray(0, cut), document.subarray(cut))).toEqual(whole);
+    }
+    expect(await recordsOf(...[...document].map((byte) => Buffer.from([byte])))).toEqual(whole);
+  });
+
+  it('hands out a chunk of records at a time in batches', async () => {
+    const batches: unknown[][] = [];
+    for await (const batch of ndjsonValueBatches(streamOf('1\n2\n', 'x\n3'))) batches.push(batch);
+    expect(batches).toEqual([
+      [
+        { line: 1, value: 1 },
+        { line: 2, value: 2 },
+      ],
+      [{ line: 3, error: expect.any(String) }],
+      [{ line: 4, value: 3 }],
+    ]);
   });
 });

@@ -1,8 +1,17 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheck, type HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import {
+  HealthCheck,
+  type HealthCheckResult,
+  HealthCheckService,
+  type HealthIndicatorResult,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
 import { DataSources } from './data-sources';
+import type { ReadinessProbe } from './readiness-probe';
+import { ReadinessProbes } from './readiness-probes';
 
-/** How long a database may take to answer `SELECT 1` before the service counts as not ready. */
+/** How long a dependency may take to answer (a database's `SELECT 1`, a probe) before the service counts as not ready. */
 const PING_TIMEOUT_MS = 2000;
 
 /** Kubernetes-style probes. Unauthenticated: they reveal only up or down, and which dependency. */
@@ -12,6 +21,8 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly typeOrm: TypeOrmHealthIndicator,
     private readonly dataSources: DataSources,
+    private readonly probes: ReadinessProbes,
+    private readonly indicators: HealthIndicatorService,
   ) {}
 
   /** The process is up and serving HTTP. */
@@ -21,18 +32,38 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Every database this process uses answers; 503 naming the ones that do not. */
+  /** Every database and other dependency (readiness probe) this process uses answers; 503 naming the ones that do not. */
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
-    const pings = this.dataSources
-      .all()
-      .map(({ name, dataSource }) => () => this.typeOrm.pingCheck(name, { connection: dataSource, timeout: PING_TIMEOUT_MS }));
+    const pings = [
+      ...this.dataSources
+        .all()
+        .map(({ name, dataSource }) => () => this.typeOrm.pingCheck(name, { connection: dataSource, timeout: PING_TIMEOUT_MS })),
+      ...this.probes.all().map((probe) => () => this.probe(probe)),
+    ];
     try {
       return await this.health.check(pings);
     } catch (error) {
       if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException(`not ready: ${failuresOf(error)}`);
       throw error;
+    }
+  }
+
+  /** Runs one probe within the ping timeout; a failure is reported `down` with its reason, like a database ping. */
+  private async probe(probe: ReadinessProbe): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check(probe.name);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timeout of ${PING_TIMEOUT_MS}ms exceeded`)), PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([probe.check(), timeout]);
+      return indicator.up();
+    } catch (error) {
+      return indicator.down({ message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

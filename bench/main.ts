@@ -1,0 +1,108 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchConfig, type BenchConfig, type StageName } from './config';
+import { describeMachine, renderMachine } from './machine';
+import { failedFigure, renderTable, type Figure } from './report';
+import { measureExport } from './stages/export';
+import { measureImport, type ImportedEvents } from './stages/import';
+import { measureParse } from './stages/parse';
+import { measureTrack } from './stages/track';
+import { startGuidepost, type GuidepostServer } from './support/guidepost-server';
+import { count, megabytes } from './units';
+
+/**
+ * `npm run bench`: measures Guidepost beside its baselines in one run on one machine and prints the
+ * figures as a Markdown table (docs/performance.md explains them). Progress goes to stderr, the
+ * report to stdout. A stage that cannot run (a feature missing or failing) is reported as such and
+ * the others still run; the exit code is 1 when any figure could not be measured.
+ */
+async function main(): Promise<void> {
+  const config = benchConfig(process.env);
+  const loadAtStart = oneMinuteLoad();
+  const figures: Figure[] = [];
+  if (config.stages.has('parse')) figures.push(...(await stage('2 import parse', () => measureParse(config.parse))));
+  if (needsServer(config)) figures.push(...(await serverStages(config)));
+
+  console.log(`# Guidepost benchmark (${config.scale} scale)\n\n${renderMachine(describeMachine())}`);
+  // Anything else running on the machine skews the figures: say how busy it was.
+  console.log(`- Load average (1 min): ${loadAtStart} at the start, ${oneMinuteLoad()} at the end`);
+  console.log(`- Settings: ${describeSettings(config)}\n`);
+  console.log(renderTable([...figures].sort((a, b) => a.stage.localeCompare(b.stage))));
+  if (figures.some((figure) => figure.failure !== undefined)) process.exitCode = 1;
+}
+
+/** Track, import and export against one standalone server with a fresh data folder. */
+async function serverStages(config: BenchConfig): Promise<Figure[]> {
+  const workDir = await mkdtemp(join(tmpdir(), 'guidepost-bench-'));
+  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
+  await chmod(workDir, 0o755);
+  const figures: Figure[] = [];
+  let server: GuidepostServer | undefined;
+  try {
+    progress(`starting Guidepost on port ${config.port} (data and log in ${workDir})`);
+    server = await startGuidepost({ entryPoint: config.serverEntryPoint, port: config.port, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
+    const running = server;
+    if (config.stages.has('track')) figures.push(...(await stage('1 track', () => measureTrack(running, config.track))));
+    let imported: ImportedEvents | undefined;
+    if (config.stages.has('import')) {
+      figures.push(
+        ...(await stage('3 import', async () => {
+          const run = await measureImport(running, config.importBytes, workDir);
+          imported = run.imported;
+          return run.figures;
+        })),
+      );
+    }
+    if (config.stages.has('export')) {
+      figures.push(...(await stage('4 export', () => measureExport(running, config.exportEvents, workDir, imported))));
+    }
+  } catch (error) {
+    figures.push(failedFigure('0 server', 'start Guidepost', error));
+    console.error(error);
+  } finally {
+    await server?.stop();
+    if (config.keepData) progress(`kept ${workDir}`);
+    else await rm(workDir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+/** Runs one stage; its failure becomes a figure saying why, so the other stages still run. */
+async function stage(name: string, run: () => Promise<Figure[]>): Promise<Figure[]> {
+  progress(`stage ${name}`);
+  try {
+    return await run();
+  } catch (error) {
+    console.error(error);
+    return [failedFigure(name, 'stage', error)];
+  }
+}
+
+function needsServer(config: BenchConfig): boolean {
+  const serverStageNames: readonly StageName[] = ['track', 'import', 'export'];
+  return serverStageNames.some((name) => config.stages.has(name));
+}
+
+function describeSettings(config: BenchConfig): string {
+  return [
+    `stages ${[...config.stages].join(', ')}`,
+    `track ${config.track.durationSeconds} s at ${config.track.connections.join('/')} connections`,
+    `parse ${megabytes(config.parse.bytes)} x ${config.parse.repeats}`,
+    `import ${megabytes(config.importBytes)}`,
+    `export ${count(config.exportEvents)} events`,
+  ].join('; ');
+}
+
+function oneMinuteLoad(): string {
+  return loadavg()[0].toFixed(2);
+}
+
+function progress(message: string): void {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,44 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { type Event, statusAcknowledgement, type StatusAcknowledgement } from '@guidepost/contracts-http';
+import { AcceptsBody, CsvRendering, InboundBody } from '@guidepost/platform-http';
+import { EventStore } from '../application/event-store.port';
+import { EventTracking } from '../application/event-tracking.service';
+import { historyQueryOf } from '../application/history-query';
+import { parseTrackEvent } from '../application/tracked-event';
+
+/** A user's events: track one, read the history. */
+@Controller('v2/accounts/:account_id/users/:user_id/events')
+export class UserEventsController {
+  constructor(
+    private readonly tracking: EventTracking,
+    private readonly events: EventStore,
+  ) {}
+
+  /** 200 once the event is durable (or dropped by the filtering rules). */
+  @Post()
+  @HttpCode(HttpStatus.OK)
+  @AcceptsBody('json')
+  async track(
+    @Param('account_id') accountId: string,
+    @Param('user_id') userId: string,
+    @InboundBody() body: InboundBody,
+  ): Promise<StatusAcknowledgement> {
+    // No body counts as an empty object, so that validation names the missing field.
+    const input = parseTrackEvent(body.kind === 'json' ? body.value : {});
+    await this.tracking.track(accountId, userId, input);
+    return statusAcknowledgement();
+  }
+
+  /** Newest first; an unknown user has no events (200 `[]`). */
+  @Get()
+  @CsvRendering({ flatten: ['attributes'] })
+  async history(
+    @Param('account_id') accountId: string,
+    @Param('user_id') userId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<Event[]> {
+    const events = await this.events.history(historyQueryOf(accountId, userId, query));
+    // Fixed column order for CSV: user_id, name, timestamp, then the attributes.<key> columns.
+    return events.map(({ user_id, name, timestamp, attributes }) => ({ user_id, name, timestamp, ...(attributes ? { attributes } : {}) }));
+  }
+}

@@ -1,0 +1,19 @@
+import { DomainError } from '@guidepost/platform-http';
+import { instantOf } from '../domain/instant';
+
+const FORMS = {
+  iso: 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM)',
+  'iso or milliseconds': 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), or milliseconds since 1970',
+} as const;
+
+/**
+ * The instant a request field names, as ISO 8601 in UTC with milliseconds; a 400 naming the field and
+ * the forms it takes otherwise. Schemas take these fields as any text (or number) and leave the check
+ * here, where the detail can say more than "must match format date-time": a zone is required, and a
+ * well-formed date-time that names no instant (a leap second, `02-30`) is refused before acceptance.
+ */
+export function instantField(field: string, value: string | number, forms: keyof typeof FORMS): string {
+  const instant = instantOf(value);
+  if (instant === undefined) throw new DomainError('invalid_request', `${field}: must be ${FORMS[forms]}, got ${JSON.stringify(value)}`);
+  return instant.toISOString();
+}

@@ -1,0 +1,238 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { RecordedEvent } from '@guidepost/contracts-events';
+import type { Event } from '@guidepost/contracts-http';
+import { EventStore, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
+import { compileExportConditions } from '../domain/export-conditions';
+import { dateTime64Param } from '../domain/instant';
+import { wellFormed, wellFormedJson } from '../domain/well-formed-text';
+import { CSV_RECORD, JSON_LINE, READ_SETTINGS, RENDERED_TIMESTAMP, zoneParams } from './event-sql';
+import { exportPages, type Page, type RowKey } from './export-pages';
+
+export const EVENTS_TABLE = 'events';
+/**
+ * Rows per export page. The in-process engine hands each result over whole, so a page is what an
+ * export holds in memory at a time: about 20 MB of NDJSON at typical event sizes.
+ */
+export const EXPORT_PAGE_ROWS = 100_000;
+/** Pages are cut from segments of an eighth of a page, so that a CSV page can shrink (see `exportPages`). */
+const SEGMENTS_PER_PAGE = 8;
+/** Bytes of a typical exported event; a CSV page shrinks as each attribute column adds at least a comma per row. */
+const TYPICAL_ROW_BYTES = 300;
+/** A CSV export with more attribute keys than this fails: its rows would outgrow any page, and no one reads such a table. */
+export const MAX_CSV_ATTRIBUTE_COLUMNS = 1_000;
+/** The order of an export (its sort key), total even among events of one instant. */
+const EXPORT_KEY = '(timestamp, event_id, user_id)';
+
+/** The export's events: a WHERE clause and its parameters. */
+interface Selection {
+  readonly where: string;
+  readonly params: Record<string, unknown>;
+}
+
+interface HistoryRow {
+  name: string;
+  rendered_timestamp: string;
+  user_id: string;
+  attributes: string;
+}
+
+/**
+ * The event store in ClickHouse (see `EVENT_STORE_MIGRATIONS`). Exports are rendered by ClickHouse
+ * (`event-sql.ts`) and copied to the output a page at a time, so Node only moves bytes and memory
+ * holds one page whatever the export's size.
+ */
+export class ClickHouseEventStore extends EventStore {
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly pageRows = EXPORT_PAGE_ROWS,
+  ) {
+    super();
+  }
+
+  async insert(accountId: string, events: readonly RecordedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.client.insert({
+      table: EVENTS_TABLE,
+      format: 'JSONEachRow',
+      values: events.map((event) => rowOf(accountId, event)),
+      // An import of old events spans many months: one partition each, more than the default 100 per insert.
+      clickhouse_settings: { max_partitions_per_insert_block: '0' },
+    });
+  }
+
+  async history(query: HistoryQuery): Promise<Event[]> {
+    const result = await this.client.query({
+      query: `SELECT name, ${RENDERED_TIMESTAMP} AS rendered_timestamp, user_id, attributes
+                FROM ${EVENTS_TABLE} FINAL
+               WHERE account_id = {account_id:String} AND user_id = {user_id:String}
+               ORDER BY timestamp DESC, event_id DESC
+               LIMIT {limit:UInt32}
+              ${READ_SETTINGS}`,
+      query_params: { account_id: query.accountId, user_id: query.userId, limit: query.limit, ...zoneParams(query.timeZoneMinutes) },
+      format: 'JSONEachRow',
+    });
+    return (await result.json<HistoryRow>()).map(eventOf);
+  }
+
+  async export(query: ExportQuery, output: Writable): Promise<number> {
+    const selection = selectionOf(query);
+    const segmentRows = Math.ceil(this.pageRows / SEGMENTS_PER_PAGE);
+    const boundaries = await this.boundaries(selection, query, segmentRows);
+    let record = JSON_LINE;
+    let segmentsPerPage = Math.ceil(this.pageRows / segmentRows);
+    if (query.format === 'csv') {
+      const keys = await this.attributeKeys(selection, boundaries);
+      await write(output, csvHeader(keys));
+      record = CSV_RECORD;
+      selection.params['attribute_keys'] = keys;
+      segmentsPerPage = Math.max(1, Math.floor((segmentsPerPage * TYPICAL_ROW_BYTES) / (TYPICAL_ROW_BYTES + keys.length)));
+    }
+    const pages = exportPages(boundaries, query.offset, segmentRows, segmentsPerPage);
+    for (const page of pages) await this.copyPage(record, selection, page, output);
+    return pages.reduce((rows, page) => rows + page.rows, 0);
+  }
+
+  /**
+   * Plans the export in one pass over the sort keys alone: the keys of the rows that start a segment
+   * within the offset and limit, and of the last row. Each page then reads a key range instead of
+   * sorting every event again to skip an OFFSET.
+   */
+  private async boundaries(selection: Selection, query: ExportQuery, segmentRows: number): Promise<RowKey[]> {
+    const result = await this.client.query({
+      query: `SELECT n, toString(timestamp) AS at, event_id, user_id
+                FROM (SELECT timestamp, event_id, user_id, row_number() OVER (ORDER BY ${EXPORT_KEY}) AS n, count() OVER () AS selected
+                        FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where})
+               WHERE n > {offset:UInt64} AND n <= {offset:UInt64} + {limit:UInt64}
+                 AND ((n - {offset:UInt64} - 1) % {segment_rows:UInt64} = 0 OR n = least(selected, {offset:UInt64} + {limit:UInt64}))
+               ORDER BY n
+              ${READ_SETTINGS}`,
+      query_params: { ...selection.params, offset: query.offset, limit: query.limit, segment_rows: segmentRows },
+      format: 'JSONEachRow',
+    });
+    const rows = await result.json<{ n: string; at: string; event_id: string; user_id: string }>();
+    return rows.map((row) => ({ n: Number(row.n), at: row.at, eventId: row.event_id, userId: row.user_id }));
+  }
+
+  /** The attribute keys of the exported events, sorted as the API's other CSV sorts them. */
+  private async attributeKeys(selection: Selection, boundaries: readonly RowKey[]): Promise<string[]> {
+    const [first, last] = [boundaries.at(0), boundaries.at(-1)];
+    if (!first || !last) return [];
+    const window = { from: first, to: last, toInclusive: true, rows: last.n - first.n + 1 };
+    const result = await this.client.query({
+      query: `SELECT DISTINCT arrayJoin(JSONExtractKeys(attributes)) AS key
+                FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where} AND ${RANGE}
+              ${READ_SETTINGS}`,
+      query_params: { ...selection.params, ...rangeParams(window) },
+      format: 'JSONEachRow',
+    });
+    const keys = (await result.json<{ key: string }>()).map(({ key }) => key).sort();
+    if (keys.length > MAX_CSV_ATTRIBUTE_COLUMNS) {
+      throw new Error(
+        `the exported events have ${keys.length} attribute keys, more than the ${MAX_CSV_ATTRIBUTE_COLUMNS} columns a CSV export holds; export as json`,
+      );
+    }
+    return keys;
+  }
+
+  /** Renders one page of records in ClickHouse and copies its bytes to the output, waiting while the output is full. */
+  private async copyPage(record: string, selection: Selection, page: Page, output: Writable): Promise<void> {
+    const { stream } = await this.client.exec({
+      query: `SELECT ${record} FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where} AND ${page.toInclusive ? RANGE : RANGE_BEFORE_END}
+              ORDER BY ${EXPORT_KEY} ${READ_SETTINGS} FORMAT TabSeparatedRaw`,
+      query_params: { ...selection.params, ...rangeParams(page) },
+    });
+    // Breaking out of the loop (the output failed) destroys the result stream, releasing its connection.
+    for await (const chunk of stream) await write(output, chunk as Buffer);
+  }
+}
+
+/**
+ * A page's key range. The plain bounds on `timestamp` repeat what the key bounds imply, so that
+ * ClickHouse skips the months (partitions) outside the page.
+ */
+const FROM = `${EXPORT_KEY} >= ({from_at:DateTime64(3, 'UTC')}, {from_event_id:String}, {from_user_id:String})`;
+const TO = `({to_at:DateTime64(3, 'UTC')}, {to_event_id:String}, {to_user_id:String})`;
+const TIMESTAMPS = `timestamp BETWEEN {from_at:DateTime64(3, 'UTC')} AND {to_at:DateTime64(3, 'UTC')}`;
+const RANGE = `${TIMESTAMPS} AND ${FROM} AND ${EXPORT_KEY} <= ${TO}`;
+const RANGE_BEFORE_END = `${TIMESTAMPS} AND ${FROM} AND ${EXPORT_KEY} < ${TO}`;
+
+function rangeParams(page: Page): Record<string, string> {
+  return {
+    from_at: page.from.at,
+    from_event_id: page.from.eventId,
+    from_user_id: page.from.userId,
+    to_at: page.to.at,
+    to_event_id: page.to.eventId,
+    to_user_id: page.to.userId,
+  };
+}
+
+/**
+ * The account's events in the export's range (from `startTime`, before `endTime`) that match its
+ * conditions and that the service had received by the request: events arriving during the export do
+ * not shift its pages.
+ */
+function selectionOf(query: ExportQuery): Selection {
+  const conditions = compileExportConditions(query.conditions);
+  const where = [
+    'account_id = {account_id:String}',
+    `timestamp >= {start_time:DateTime64(3, 'UTC')}`,
+    ...(query.endTime ? [`timestamp < {end_time:DateTime64(3, 'UTC')}`] : []),
+    `received_at <= {received_by:DateTime64(3, 'UTC')}`,
+    `(${conditions.sql})`,
+  ].join(' AND ');
+  return {
+    where,
+    params: {
+      ...conditions.params,
+      account_id: query.accountId,
+      start_time: dateTime64Param(query.startTime),
+      ...(query.endTime ? { end_time: dateTime64Param(query.endTime) } : {}),
+      received_by: dateTime64Param(query.receivedBy),
+      ...zoneParams(query.timeZoneMinutes),
+    },
+  };
+}
+
+/** A row of `events`; strings are made well-formed, since one unreadable row would fail the whole insert. */
+function rowOf(accountId: string, event: RecordedEvent): Record<string, unknown> {
+  return {
+    account_id: accountId,
+    event_id: wellFormed(event.eventId),
+    user_id: wellFormed(event.userId),
+    group_id: wellFormed(event.groupId ?? ''),
+    name: wellFormed(event.name),
+    timestamp: event.timestamp,
+    attributes: wellFormedJson(event.attributes),
+    context_url: event.contextUrl === undefined ? null : wellFormed(event.contextUrl),
+    received_at: event.receivedAt,
+  };
+}
+
+function eventOf(row: HistoryRow): Event {
+  const event: Event = { user_id: row.user_id, name: row.name, timestamp: row.rendered_timestamp };
+  if (row.attributes !== '{}') event.attributes = JSON.parse(row.attributes) as Event['attributes'];
+  return event;
+}
+
+/** `name,timestamp,user_id,attributes.<key>...`, quoted as `CSV_RECORD` quotes its cells. */
+function csvHeader(keys: readonly string[]): string {
+  const names = ['name', 'timestamp', 'user_id', ...keys.map((key) => `attributes.${key}`)];
+  return `${names.map((name) => (/[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name)).join(',')}\r\n`;
+}
+
+/** Writes, then waits while the output is full; rejects when it fails or closes instead of draining (never hangs). */
+async function write(output: Writable, bytes: string | Buffer): Promise<void> {
+  if (output.write(bytes)) return;
+  const waiting = new AbortController();
+  const closed = once(output, 'close', { signal: waiting.signal }).then(() => {
+    throw output.errored ?? new Error('the export output closed before the export was written');
+  });
+  try {
+    await Promise.race([once(output, 'drain', { signal: waiting.signal }), closed]);
+  } finally {
+    waiting.abort();
+  }
+}

@@ -1,0 +1,43 @@
+import { zoneDesignator } from '../domain/time-zone';
+
+/**
+ * SQL expressions over the `events` table that render what clients read, so that history and both
+ * export formats agree byte for byte and exports are written by ClickHouse, not row by row in Node.
+ */
+
+/** The timestamp in the requested zone: `2024-05-01T05:30:00.000-04:00`, or `...Z` in UTC. Needs `zoneParams`. */
+export const RENDERED_TIMESTAMP = `concat(replaceOne(toString(addMinutes(timestamp, {zone_minutes:Int32})), ' ', 'T'), {zone_designator:String})`;
+
+export function zoneParams(timeZoneMinutes: number): { zone_minutes: number; zone_designator: string } {
+  return { zone_minutes: timeZoneMinutes, zone_designator: zoneDesignator(timeZoneMinutes) };
+}
+
+/**
+ * One NDJSON line: `{"name":..,"timestamp":..,"user_id":..,"attributes":{..}}`, `user_id` null for an
+ * event of a group only. `attributes` is already compact JSON text.
+ */
+export const JSON_LINE =
+  `concat('{"name":', toJSONString(name), ',"timestamp":', toJSONString(${RENDERED_TIMESTAMP}), ` +
+  `',"user_id":', if(user_id = '', 'null', toJSONString(user_id)), ',"attributes":', attributes, '}')`;
+
+/**
+ * One CSV record: `name`, `timestamp`, `user_id`, then one cell per key of `{attribute_keys:Array(String)}`,
+ * from the attributes read once per row as a map of cells: a string is itself, JSON null and an absent
+ * key are empty, any other value is its JSON text. A cell is quoted (quotes doubled) only when it holds
+ * a comma, a quote or a line break, as the API's other CSV is. The record ends with `\r`: written as
+ * `TabSeparatedRaw`, whose `\n` completes the CRLF.
+ */
+export const CSV_RECORD =
+  `concat(arrayStringConcat(arrayMap(cell -> if(multiSearchAny(cell, [',', '"', '\\r', '\\n']), concat('"', replaceAll(cell, '"', '""'), '"'), cell), ` +
+  `arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], arrayMap(key -> JSONExtract(attributes, 'Map(String, String)')[key], {attribute_keys:Array(String)}))), ','), '\\r')`;
+
+/**
+ * Settings of every query that reads events. simdjson refuses a whole document that holds an integer
+ * beyond 64 bits (`JSON.stringify` writes 1e20 as digits), which would hide every attribute of the
+ * event; rapidjson reads it as a double. `toJSONString` leaves `/` unescaped, like `JSON.stringify`.
+ * `FINAL` may filter before it merges, and within each partition only: copies of an event are
+ * identical rows (ids are deterministic), and a month partition holds every copy of its events.
+ */
+export const READ_SETTINGS =
+  'SETTINGS allow_simdjson = 0, output_format_json_escape_forward_slashes = 0, ' +
+  'optimize_move_to_prewhere_if_final = 1, do_not_merge_across_partitions_select_final = 1';

@@ -1,0 +1,122 @@
+import { DomainError } from '@guidepost/platform-http';
+import { compileExportConditions, MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES } from './export-conditions';
+
+/** The 400 detail a list of conditions is refused with. */
+function refusal(conditions: unknown[]): string {
+  try {
+    compileExportConditions(conditions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('invalid_request');
+    return (error as DomainError).detail;
+  }
+  throw new Error('the conditions were accepted');
+}
+
+describe('compileExportConditions', () => {
+  it('selects everything without conditions', () => {
+    expect(compileExportConditions([])).toEqual({ sql: '1', params: {} });
+  });
+
+  it('compares columns with placeholders, never with the values themselves', () => {
+    expect(compileExportConditions([['name', '==', "x' OR 1=1 --"]])).toEqual({
+      sql: '(name IN {p0:Array(String)})',
+      params: { p0: ["x' OR 1=1 --"] },
+    });
+    expect(compileExportConditions([['user_id', 'not like', 'u%']])).toEqual({ sql: '(NOT (user_id LIKE {p0:String}))', params: { p0: 'u%' } });
+    expect(compileExportConditions([['group_id', 'ilike', 'G_']])).toEqual({ sql: '(group_id ILIKE {p0:String})', params: { p0: 'G_' } });
+  });
+
+  it('joins top-level conditions with AND and nests conjunctions', () => {
+    const compiled = compileExportConditions([
+      ['name', '!=', 'a'],
+      ['or', ['user_id', 'in', ['u1', 'u2']], ['and', ['group_id', 'is null'], ['name', 'not in', ['b']]]],
+    ]);
+    expect(compiled.sql).toBe(
+      "(NOT (name IN {p0:Array(String)})) AND ((user_id IN {p1:Array(String)}) OR ((group_id = '') AND (NOT (name IN {p2:Array(String)}))))",
+    );
+    expect(compiled.params).toEqual({ p0: ['a'], p1: ['u1', 'u2'], p2: ['b'] });
+  });
+
+  it('compares a number with a text column as its decimal text', () => {
+    expect(compileExportConditions([['user_id', 'in', [42, '7']]]).params).toEqual({ p0: ['42', '7'] });
+  });
+
+  it('treats the ids as null when empty, and a name or timestamp as never null', () => {
+    expect(compileExportConditions([['user_id', 'is not null']]).sql).toBe("(NOT (user_id = ''))");
+    expect(compileExportConditions([['name', 'is null']]).sql).toBe('(0)');
+    expect(compileExportConditions([['timestamp', 'is not null']]).sql).toBe('(NOT (0))');
+  });
+
+  it('reads timestamps as ISO 8601 with a zone or milliseconds, to the millisecond in UTC', () => {
+    const compiled = compileExportConditions([['timestamp', 'in', ['2024-05-01T05:30:00.123-04:00', 1714555800000]]]);
+    expect(compiled).toEqual({
+      sql: "(timestamp IN {p0:Array(DateTime64(3, 'UTC'))})",
+      params: { p0: ['2024-05-01 09:30:00.123', '2024-05-01 09:30:00.000'] },
+    });
+  });
+
+  it('compares attributes by their JSON rendering, key and values as placeholders', () => {
+    expect(compileExportConditions([['flow_id', '==', 'welcome']])).toEqual({
+      sql: '(has(JSONExtractArrayRaw({p1:String}), JSONExtractRaw(attributes, {p0:String})))',
+      params: { p0: 'flow_id', p1: '["welcome"]' },
+    });
+    expect(compileExportConditions([['score', 'not in', [1, '1', true]]]).params).toEqual({ p0: 'score', p1: '[1,"1",true]' });
+  });
+
+  it('matches like patterns on an attribute present and not null, as text', () => {
+    expect(compileExportConditions([['plan', 'like', 'pro%']]).sql).toBe(
+      "(JSONType(attributes, {p0:String}) != 'Null' AND if(JSONType(attributes, {p0:String}) = 'String', " +
+        'JSONExtractString(attributes, {p0:String}), JSONExtractRaw(attributes, {p0:String})) LIKE {p1:String})',
+    );
+  });
+
+  it('takes null attributes to be absent ones or JSON null', () => {
+    expect(compileExportConditions([['nps_feedback', 'is not null']])).toEqual({
+      sql: "(NOT (JSONType(attributes, {p0:String}) = 'Null'))",
+      params: { p0: 'nps_feedback' },
+    });
+  });
+
+  it('replaces lone surrogates in values and keys, as the store does when it writes', () => {
+    expect(compileExportConditions([['k\ud800', '==', 'a\udc00']]).params).toEqual({ p0: 'k\ufffd', p1: '["a\ufffd"]' });
+  });
+
+  it.each<[string, unknown[], string]>([
+    ['an unknown operator', [['name', '==', 'a'], ['or', ['name', '==', 'b'], ['name', '~', 'c']]], 'conditions[1][2][1]: operator "~" is not supported; use one of "==", "!=", "like", "not like", "ilike", "not ilike", "in", "not in", "is null", "is not null"'],
+    ['an unknown conjunction', [['xor', ['name', '==', 'a'], ['name', '==', 'b']]], 'conditions[0][0]: conjunction "xor" is not supported; use one of "and", "or"'],
+    ['a conjunction without conditions', [['or']], 'conditions[0]: a condition is [field, operator, value], [field, "is null" | "is not null"] or [conjunction, condition, ...]'],
+    ['a condition that is not an array', ['name == a'], 'conditions[0]: a condition is'],
+    ['a field that is not text', [[3, '==', 'a']], 'conditions[0][0]: the field must be a non-empty string'],
+    ['an empty field', [['', '==', 'a']], 'conditions[0][0]: the field must be a non-empty string'],
+    ['a comparison without value', [['name', '==']], 'conditions[0]: operator "==" takes one value: [field, "==", value]'],
+    ['a comparison with two values', [['name', '==', 'a', 'b']], 'conditions[0]: operator "==" takes one value'],
+    ['a null test with a value', [['name', 'is null', 'x']], 'conditions[0]: operator "is null" takes no value: [field, "is null"]'],
+    ['an object value', [['flow_id', '==', { a: 1 }]], 'conditions[0][2]: the value must be a string, number or boolean'],
+    ['a null value', [['flow_id', '!=', null]], 'conditions[0][2]: the value must be a string, number or boolean'],
+    ['membership without an array', [['name', 'in', 'a']], 'conditions[0][2]: operator "in" takes a non-empty array of strings, numbers or booleans'],
+    ['an empty membership list', [['name', 'not in', []]], 'conditions[0][2]: operator "not in" takes a non-empty array'],
+    ['a bad item in a list', [['flow_id', 'in', ['a', ['b']]]], 'conditions[0][2][1]: the value must be a string, number or boolean'],
+    ['a like pattern that is not text', [['name', 'like', 5]], 'conditions[0][2]: operator "like" takes a text pattern (% and _ are wildcards)'],
+    ['a boolean compared with a text column', [['user_id', 'in', ['u1', true]]], 'conditions[0][2][1]: field "user_id" holds text; compare it with a string'],
+    ['like on the timestamp', [['timestamp', 'like', '2024%']], 'conditions[0][1]: field "timestamp" takes ==, !=, in, not in, is null or is not null'],
+    ['a timestamp without a zone', [['timestamp', '==', '2024-05-01T09:30:00']], 'conditions[0][2]: field "timestamp" takes ISO 8601 date-times with Z or an offset'],
+    ['a timestamp that is no instant', [['timestamp', 'in', [0, '2024-02-30T00:00:00Z']]], 'conditions[0][2][1]: field "timestamp" takes ISO 8601'],
+  ])('refuses %s, naming where', (_case, conditions, detail) => {
+    expect(refusal(conditions)).toContain(detail);
+  });
+
+  it('refuses conjunctions nested too deep', () => {
+    let condition: unknown[] = ['name', '==', 'a'];
+    for (let depth = 0; depth <= MAX_CONDITION_DEPTH; depth += 1) condition = ['or', condition];
+    expect(refusal([condition])).toMatch(/^conditions\[0\](\[1\])*: conjunctions nest more than 16 levels deep$/);
+  });
+
+  it('refuses more compared values than the limit, all conditions together', () => {
+    const half = Array.from({ length: MAX_CONDITION_VALUES / 2 }, (_, index) => `v${index}`);
+    expect(() => compileExportConditions([['a', 'in', half], ['b', 'in', half]])).not.toThrow();
+    expect(refusal([['a', 'in', half], ['b', 'in', half], ['name', '==', 'x']])).toBe(
+      'conditions[2][2]: the conditions compare more than 10000 values in all',
+    );
+  });
+});

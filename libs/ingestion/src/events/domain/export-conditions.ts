@@ -1,0 +1,193 @@
+import {
+  COMPARISON_OPERATORS,
+  CONJUNCTIONS,
+  EVENT_COLUMN_FIELDS,
+  MEMBERSHIP_OPERATORS,
+  NULL_OPERATORS,
+} from '@guidepost/contracts-http';
+import { DomainError } from '@guidepost/platform-http';
+import { dateTime64Param, instantOf } from './instant';
+import { wellFormed } from './well-formed-text';
+
+/** An export's conditions as one ClickHouse boolean expression over the `events` table. */
+export interface CompiledConditions {
+  /** `1` when there is no condition. Values appear only as `{pN:Type}` placeholders. */
+  readonly sql: string;
+  /** The placeholders' values, named `p0`, `p1`, ... */
+  readonly params: Readonly<Record<string, string | string[]>>;
+}
+
+const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...MEMBERSHIP_OPERATORS, ...NULL_OPERATORS];
+/** Nesting of conjunctions deeper than this is refused: no real filter needs it, and the SQL would only grow. */
+export const MAX_CONDITION_DEPTH = 16;
+/** Compared values in one request, all conditions together. */
+export const MAX_CONDITION_VALUES = 10_000;
+const SHAPES = 'a condition is [field, operator, value], [field, "is null" | "is not null"] or [conjunction, condition, ...]';
+const TIMESTAMP = `DateTime64(3, 'UTC')`;
+
+type Scalar = string | number | boolean;
+/** A compared value and where the request holds it, to name it in an error. */
+interface Compared {
+  readonly value: Scalar;
+  readonly path: string;
+}
+
+/**
+ * Compiles export conditions (the grammar of decisions.md) to SQL, validating them on the way: the
+ * export endpoint calls this before it answers, so anything it cannot compile is a 400 whose detail
+ * names the condition by its position (`conditions[1][2]: ...`).
+ *
+ * `name`, `user_id`, `group_id` and `timestamp` are the event's columns; any other field is the
+ * attribute of that name. An attribute equals a value of the same JSON type only (`1` matches the
+ * number 1, `"1"` the string). The like family matches an attribute's text (a string as is, any
+ * other value as its JSON text) and needs the attribute present. `is null` means absent or JSON
+ * null (for `user_id` and `group_id`: an event without one). `!=`, `not in` and `not like` are the
+ * exact negations of `==`, `in` and `like`, so they also match events without the attribute.
+ */
+export function compileExportConditions(conditions: readonly unknown[]): CompiledConditions {
+  const compiler = new ConditionCompiler();
+  const parts = conditions.map((condition, index) => compiler.condition(condition, `conditions[${index}]`, 1));
+  return { sql: parts.length === 0 ? '1' : parts.map((part) => `(${part})`).join(' AND '), params: compiler.params };
+}
+
+class ConditionCompiler {
+  readonly params: Record<string, string | string[]> = {};
+  private comparedValues = 0;
+
+  condition(condition: unknown, path: string, depth: number): string {
+    if (!Array.isArray(condition) || condition.length < 2) throw invalid(path, SHAPES);
+    const [head, ...rest] = condition as unknown[];
+    if (head === 'and' || head === 'or') return this.conjunction(head, rest, path, depth);
+    if (typeof head !== 'string' || head === '') throw invalid(`${path}[0]`, 'the field must be a non-empty string');
+    if (rest.every(Array.isArray)) {
+      throw invalid(`${path}[0]`, `conjunction ${JSON.stringify(head)} is not supported; use one of ${listOf(CONJUNCTIONS)}`);
+    }
+    return this.comparison(head, rest, path);
+  }
+
+  private conjunction(conjunction: 'and' | 'or', conditions: unknown[], path: string, depth: number): string {
+    if (depth > MAX_CONDITION_DEPTH) throw invalid(path, `conjunctions nest more than ${MAX_CONDITION_DEPTH} levels deep`);
+    const parts = conditions.map((condition, index) => this.condition(condition, `${path}[${index + 1}]`, depth + 1));
+    return parts.map((part) => `(${part})`).join(conjunction === 'and' ? ' AND ' : ' OR ');
+  }
+
+  private comparison(field: string, [operator, ...values]: unknown[], path: string): string {
+    if (typeof operator !== 'string' || !OPERATORS.includes(operator)) {
+      throw invalid(`${path}[1]`, `operator ${JSON.stringify(operator)} is not supported; use one of ${listOf(OPERATORS)}`);
+    }
+    const target = targetOf(field, this);
+    if (operator === 'is null' || operator === 'is not null') {
+      if (values.length > 0) throw invalid(path, `operator "${operator}" takes no value: [field, "${operator}"]`);
+      const isNull = target.isNull();
+      return operator === 'is null' ? isNull : `NOT (${isNull})`;
+    }
+    if (values.length !== 1) throw invalid(path, `operator "${operator}" takes one value: [field, "${operator}", value]`);
+    const valuePath = `${path}[2]`;
+    if (operator === 'in' || operator === 'not in' || operator === '==' || operator === '!=') {
+      const membership = operator === 'in' || operator === 'not in';
+      const isIn = target.isIn(membership ? this.valueList(operator, values[0], valuePath) : [this.scalar(values[0], valuePath)]);
+      return operator === 'in' || operator === '==' ? isIn : `NOT (${isIn})`;
+    }
+    const pattern = values[0];
+    if (typeof pattern !== 'string') throw invalid(valuePath, `operator "${operator}" takes a text pattern (% and _ are wildcards)`);
+    this.countValue(valuePath);
+    const like = operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
+    const matches = target.matches(like, this.param('String', wellFormed(pattern)), `${path}[1]`);
+    return operator.startsWith('not ') ? `NOT (${matches})` : matches;
+  }
+
+  private valueList(operator: string, value: unknown, path: string): Compared[] {
+    if (!Array.isArray(value) || value.length === 0) {
+      throw invalid(path, `operator "${operator}" takes a non-empty array of strings, numbers or booleans`);
+    }
+    return value.map((item, index) => this.scalar(item, `${path}[${index}]`));
+  }
+
+  private scalar(value: unknown, path: string): Compared {
+    if (typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
+      throw invalid(path, 'the value must be a string, number or boolean');
+    }
+    this.countValue(path);
+    return { value: typeof value === 'string' ? wellFormed(value) : value, path };
+  }
+
+  private countValue(path: string): void {
+    this.comparedValues += 1;
+    if (this.comparedValues > MAX_CONDITION_VALUES) throw invalid(path, `the conditions compare more than ${MAX_CONDITION_VALUES} values in all`);
+  }
+
+  /** A new placeholder holding the value; values never enter the SQL text. */
+  param(type: string, value: string | string[]): string {
+    const name = `p${Object.keys(this.params).length}`;
+    this.params[name] = value;
+    return `{${name}:${type}}`;
+  }
+}
+
+/** What a field compares: a text column, the timestamp, or an attribute. */
+interface Target {
+  isNull(): string;
+  isIn(values: readonly Compared[]): string;
+  matches(like: 'LIKE' | 'ILIKE', pattern: string, operatorPath: string): string;
+}
+
+function targetOf(field: string, compiler: ConditionCompiler): Target {
+  if (field === 'timestamp') return timestampColumn(compiler);
+  if ((EVENT_COLUMN_FIELDS as readonly string[]).includes(field)) return textColumn(field, compiler);
+  return attribute(field, compiler);
+}
+
+/** `name`, `user_id`, `group_id`: text; the ids are empty for events without one. A number compares as its decimal text. */
+function textColumn(column: string, compiler: ConditionCompiler): Target {
+  return {
+    isNull: () => (column === 'name' ? '0' : `${column} = ''`),
+    isIn: (values) => {
+      const texts = values.map(({ value, path }) => {
+        if (typeof value === 'boolean') throw invalid(path, `field "${column}" holds text; compare it with a string`);
+        return String(value);
+      });
+      return `${column} IN ${compiler.param('Array(String)', texts)}`;
+    },
+    matches: (like, pattern) => `${column} ${like} ${pattern}`,
+  };
+}
+
+function timestampColumn(compiler: ConditionCompiler): Target {
+  return {
+    isNull: () => '0',
+    isIn: (values) => {
+      const instants = values.map(({ value, path }) => {
+        const instant = instantOf(value);
+        if (!instant) throw invalid(path, 'field "timestamp" takes ISO 8601 date-times with Z or an offset, or milliseconds since 1970');
+        return dateTime64Param(instant);
+      });
+      return `timestamp IN ${compiler.param(`Array(${TIMESTAMP})`, instants)}`;
+    },
+    matches: (_like, _pattern, operatorPath) => {
+      throw invalid(operatorPath, 'field "timestamp" takes ==, !=, in, not in, is null or is not null; the like family compares text');
+    },
+  };
+}
+
+/**
+ * An attribute, read from the `attributes` JSON text. Equality compares ClickHouse's own rendering of
+ * both JSON values (`JSONExtractRaw`), so the JSON type counts and equal values always render alike.
+ */
+function attribute(key: string, compiler: ConditionCompiler): Target {
+  const k = compiler.param('String', wellFormed(key));
+  const type = `JSONType(attributes, ${k})`;
+  const raw = `JSONExtractRaw(attributes, ${k})`;
+  return {
+    isNull: () => `${type} = 'Null'`,
+    isIn: (values) => `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${raw})`,
+    matches: (like, pattern) => `${type} != 'Null' AND if(${type} = 'String', JSONExtractString(attributes, ${k}), ${raw}) ${like} ${pattern}`,
+  };
+}
+
+function listOf(values: readonly string[]): string {
+  return values.map((value) => JSON.stringify(value)).join(', ');
+}
+
+function invalid(path: string, reason: string): DomainError {
+  return new DomainError('invalid_request', `${path}: ${reason}`);
+}

@@ -1,0 +1,30 @@
+/** ISO 8601 date-time with seconds and a zone (`Z` or `±HH:MM`); the fields are checked separately. */
+const ZONED_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * The instant a request names: an ISO 8601 date-time with `Z` or an offset, or whole milliseconds
+ * since 1970. Undefined for anything else, including calendar dates that do not exist (`02-30`),
+ * which `Date.parse` would roll over into the next month, and instants a `Date` cannot hold.
+ */
+export function instantOf(value: unknown): Date | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? validDate(new Date(value)) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const match = ZONED_DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  return validDate(new Date(value));
+}
+
+function validDate(date: Date): Date | undefined {
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/**
+ * An instant as ClickHouse reads a `DateTime64(3, 'UTC')` parameter (`2024-05-01 09:30:00.123`). The
+ * client would send a `Date` as whole seconds, dropping the milliseconds.
+ */
+export function dateTime64Param(instant: Date): string {
+  return instant.toISOString().replace('T', ' ').replace('Z', '');
+}

@@ -1,0 +1,32 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { EventExportRequested } from '@guidepost/contracts-events';
+import { MessageBus } from '@guidepost/platform-bus';
+import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { EventExportService } from '../application/event-export.service';
+
+export const EVENT_EXPORT_GROUP = 'ingestion.event-export';
+
+/**
+ * Writes requested event exports. The file is written first, outside any transaction; the outcome is
+ * then reported in the run-once transaction, so a redelivered request reports nothing new.
+ */
+@Injectable()
+export class EventExportConsumer implements OnModuleInit {
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly exports: EventExportService,
+    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  onModuleInit(): void {
+    this.bus.subscribe({
+      topic: EventExportRequested,
+      group: EVENT_EXPORT_GROUP,
+      handle: async (message) => {
+        const report = await this.exports.write(message.payload);
+        await this.unitOfWork.runOnce(EVENT_EXPORT_GROUP, message.id, (tx) => Promise.resolve(report(tx)));
+      },
+    });
+  }
+}

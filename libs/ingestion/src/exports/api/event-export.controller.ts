@@ -1,0 +1,25 @@
+import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
+import { AcceptsBody, InboundBody } from '@guidepost/platform-http';
+import { EventExportService } from '../application/event-export.service';
+import { parseExportRequest } from '../application/export-request';
+
+/** `POST /export/events`: 202 with the job once the request is valid and announced. */
+@Controller('v2/accounts/:account_id/export/events')
+export class EventExportController {
+  constructor(
+    private readonly exports: EventExportService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(HttpStatus.ACCEPTED)
+  @AcceptsBody('json')
+  async export(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
+    // No body counts as an empty object, so that validation names the missing field.
+    const request = parseExportRequest(body.kind === 'json' ? body.value : {});
+    const job = await this.exports.request(accountId, request);
+    return asyncAcknowledgement(job.id, `${this.config.publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(job.id)}`);
+  }
+}

@@ -1,0 +1,262 @@
+import { Readable } from 'node:stream';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contracts-events';
+import { AppConfig } from '@guidepost/platform-config';
+import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
+import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import {
+  csvRowBatches,
+  type CsvRow,
+  DomainError,
+  isRecordFailure,
+  ndjsonValueBatches,
+  type NdjsonValue,
+  type RecordFailure,
+} from '@guidepost/platform-http';
+import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { FilteredItems } from '../../filtering/application/filtered-items';
+import { FilteringRules } from '../../filtering/application/filtering-rules.service';
+import { JobRepository } from '../../jobs/data-access/job.repository';
+import { ImportRepository } from '../data-access/import.repository';
+import { ImportBatch } from '../domain/import-batch';
+import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent, type JobEventDraft } from '../domain/import-progress';
+import type { RowOutcome } from '../domain/import-rows';
+import type { RowProblem } from '../domain/row-failure';
+import { ImportBatchWriter } from './import-batch-writer';
+import { importTarget, type ImportTarget } from './import-targets';
+import { assertUtf8 } from './upload-content';
+
+export type StagedImport = PayloadOf<typeof ImportStaged>;
+
+/** Batches the worker may have written that the outbox relay has not published yet. */
+export const BATCHES_AHEAD = 4;
+/** How many of the latest batch messages are watched while waiting for the relay. */
+const WATCHED_MESSAGES = 64;
+const RELAY_POLL_MIN_MS = 10;
+const RELAY_POLL_MAX_MS = 50;
+
+/** The state of one run of one import. */
+interface ImportRun {
+  readonly staged: StagedImport;
+  readonly stagedAt: Date;
+  readonly tally: ImportTally;
+  readonly failuresUrl: string;
+  /** Ids of the batch messages written so far, in order. */
+  readonly messageIds: string[];
+}
+
+/** The record a reader hands out, whatever the format. */
+type ReadRecord = NdjsonValue | CsvRow | RecordFailure;
+
+/**
+ * Imports a staged upload: reads the file from the blob store as it goes (memory holds one batch,
+ * never the file), judges every row on its own, and writes batches of valid rows and failures (see
+ * `ImportBatchWriter`) while staying at most `BATCHES_AHEAD` batches ahead of the outbox relay, so a
+ * slow consumer slows the import instead of piling batches up. Everything it emits has a
+ * deterministic id, so a run that is repeated (redelivery, a crash) reports the same outcome and
+ * publishes nothing twice. A file that cannot be read as its format fails the job with the reason;
+ * anything else that goes wrong (the database, the blob store) is thrown, and the message is
+ * delivered again later.
+ */
+@Injectable()
+export class ImportWorker implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(ImportWorker.name);
+  private stopping = false;
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly jobs: JobRepository,
+    private readonly repository: ImportRepository,
+    private readonly writer: ImportBatchWriter,
+    private readonly filtering: FilteringRules,
+    private readonly filtered: FilteredItems,
+    private readonly config: AppConfig,
+    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /** The process is stopping: a running import stops at its next batch and is taken up again after the restart. */
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
+  }
+
+  async run(staged: StagedImport): Promise<void> {
+    const job = await this.jobs.findOne(staged.accountId, staged.jobId);
+    if (job?.status !== 'IN_PROGRESS') {
+      this.logger.log(`import job ${staged.jobId} is ${job ? job.status : 'unknown'}: nothing to do`);
+      return;
+    }
+    const run: ImportRun = {
+      staged,
+      stagedAt: new Date(staged.stagedAt),
+      tally: new ImportTally(staged.bytes),
+      failuresUrl: `${this.config.publicUrl}/v2/accounts/${encodeURIComponent(staged.accountId)}/jobs/${encodeURIComponent(staged.jobId)}/failures`,
+      messageIds: [],
+    };
+    this.logger.log(`importing ${staged.kind} of job ${staged.jobId} (${staged.bytes} bytes of ${staged.format})`);
+    try {
+      await this.importFile(run);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn(`import job ${staged.jobId} failed: ${error.detail}`);
+      await this.report(run, importFailedEvent(error.detail, run.tally, run.stagedAt, new Date(), run.failuresUrl));
+      return;
+    }
+    // Completed once every batch is published (or given up on): the rows are handed over by then.
+    await this.waitForRelay(run, run.messageIds, 0);
+    run.tally.requestsFailed = run.messageIds.length === 0 ? 0 : (await this.repository.outboxState(run.messageIds)).dead;
+    const { tally } = run;
+    this.logger.log(
+      `imported job ${staged.jobId}: ${tally.completed} rows, ${tally.failed} failed, ${tally.filtered} filtered, ${tally.requestsFailed} batches not published`,
+    );
+    await this.report(run, importCompletedEvent(tally, run.stagedAt, new Date(), run.failuresUrl));
+  }
+
+  private async importFile(run: ImportRun): Promise<void> {
+    const { staged } = run;
+    const checked = await this.openUpload(staged.blobKey);
+    try {
+      await assertUtf8(checked.stream);
+    } finally {
+      checked.stream.destroy();
+    }
+    const upload = await this.openUpload(staged.blobKey);
+    const counted = Readable.from(countedBytes(upload.stream, run.tally), { objectMode: false });
+    // A reader that stops early (a bad CSV header) no longer listens: a late error of the file must not
+    // become an unhandled 'error' event, which would end the process. Destroying `counted` below ends the
+    // file's stream too.
+    counted.on('error', () => undefined);
+    try {
+      const target = importTarget(staged.kind, { accountId: staged.accountId, jobId: staged.jobId, stagedAt: staged.stagedAt });
+      // The targets differ in their row type only; the worker hands rows from the mapper to the publisher untouched.
+      const anyTarget = target as ImportTarget<unknown>;
+      if (staged.format === 'ndjson') await this.importRecords(run, anyTarget, ndjsonValueBatches(counted), ndjsonRowReader(anyTarget));
+      else await this.importRecords(run, anyTarget, csvRowBatches(counted), csvRowReader(anyTarget));
+    } finally {
+      counted.destroy();
+    }
+  }
+
+  private async openUpload(blobKey: string): Promise<OpenedBlob> {
+    const upload = await this.blobs.open(blobKey);
+    if (!upload) throw new DomainError('invalid_request', `the staged upload ${blobKey} is missing from the blob store`);
+    return upload;
+  }
+
+  private async importRecords<T, R extends ReadRecord>(
+    run: ImportRun,
+    target: ImportTarget<T>,
+    records: AsyncIterable<R[]>,
+    outcomeOf: (record: R) => RowOutcome<T> | undefined,
+  ): Promise<void> {
+    let batch = new ImportBatch<T>(0);
+    // The next chunk of the file is read only once the rows before it are written: backpressure.
+    for await (const chunk of records) {
+      for (const record of chunk) {
+        const outcome = this.guarded(run, record, outcomeOf);
+        if (outcome === undefined) continue;
+        batch.add(record.line, outcome);
+        if (batch.isFull) {
+          await this.flush(run, target, batch);
+          batch = new ImportBatch<T>(batch.index + 1);
+        }
+      }
+    }
+    if (batch.rows > 0) await this.flush(run, target, batch);
+  }
+
+  /** A row whose mapping throws (a bug) fails alone; a bad CSV header (400) fails the file. */
+  private guarded<T, R extends ReadRecord>(run: ImportRun, record: R, outcomeOf: (record: R) => RowOutcome<T> | undefined): RowOutcome<T> | undefined {
+    try {
+      return outcomeOf(record);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      this.logger.error(`import job ${run.staged.jobId}, line ${record.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return { field: null, reason: 'could not be imported (internal error)' };
+    }
+  }
+
+  private async flush<T>(run: ImportRun, target: ImportTarget<T>, batch: ImportBatch<T>): Promise<void> {
+    if (this.stopping) throw new ImportInterruptedError(run.staged.jobId);
+    const { staged, tally } = run;
+    const kept = batch.kept(await this.droppedNameUnderRules(target, staged.accountId));
+    await this.waitForRelay(run, run.messageIds.slice(-WATCHED_MESSAGES), BATCHES_AHEAD - 1);
+    const written = await this.writer.write(
+      { jobId: staged.jobId, messageId: `${staged.jobId}:batch:${batch.index}`, items: kept.items, lines: kept.lines, failures: batch.failures },
+      target.publish,
+    );
+    run.messageIds.push(...written.messageIds);
+    tally.rowsRead += batch.rows;
+    tally.completed += kept.items.length - written.unstorable.length;
+    tally.recordFailures([...batch.failures, ...written.unstorable].sort((a, b) => a.line - b.line));
+    tally.filtered += kept.droppedNames.length;
+    this.filtered.record('import', 'event', staged.accountId, kept.droppedNames);
+    const step = tally.progressStepToReport(Date.now());
+    if (step !== undefined) await this.report(run, ingestingEvent(tally, new Date()), `${staged.jobId}:Ingesting:${step}`);
+  }
+
+  /** How the account's current rules name the items they drop (read per batch, so a change applies within the import). */
+  private async droppedNameUnderRules<T>(target: ImportTarget<T>, accountId: string): Promise<((item: T) => string | undefined) | undefined> {
+    const { droppedName } = target;
+    if (!droppedName) return undefined;
+    const rules = await this.filtering.rulesFor(accountId);
+    return (item) => droppedName(rules, item);
+  }
+
+  /** Waits until at most `atMost` of the messages are still to be published by the relay. */
+  private async waitForRelay(run: ImportRun, messageIds: readonly string[], atMost: number): Promise<void> {
+    if (messageIds.length <= atMost) return;
+    for (let delay = RELAY_POLL_MIN_MS; ; delay = Math.min(delay * 2, RELAY_POLL_MAX_MS)) {
+      if ((await this.repository.outboxState(messageIds)).pending <= atMost) return;
+      // The relay stops with the process: waiting for it then would hold the shutdown up.
+      if (this.stopping) throw new ImportInterruptedError(run.staged.jobId);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  /** Reports a job event; `Completed` and `Failed` happen once per job, so their name makes their id. */
+  private async report(run: ImportRun, event: JobEventDraft, messageId = `${run.staged.jobId}:${event.name}`): Promise<void> {
+    const { jobId, accountId } = run.staged;
+    await this.unitOfWork.run((tx) => Promise.resolve(tx.emit(JobEventRecorded, jobId, { jobId, accountId, ...event }, messageId)));
+  }
+}
+
+/** What one NDJSON line comes to: a row to import, or the row's problem. */
+function ndjsonRowReader<T>(target: ImportTarget<T>): (record: NdjsonValue | RecordFailure) => RowOutcome<T> {
+  return (record) => (isRecordFailure(record) ? unreadable(record) : target.rows.fromJson(record.value, record.line));
+}
+
+/**
+ * What one CSV row comes to: a row to import, its problem, or nothing for the header, which sets how
+ * the rows under it are read. A header that cannot be read fails the file.
+ */
+function csvRowReader<T>(target: ImportTarget<T>): (record: CsvRow | RecordFailure) => RowOutcome<T> | undefined {
+  let rowOf: ((cells: readonly string[], line: number) => RowOutcome<T>) | undefined;
+  return (record) => {
+    if (rowOf === undefined) {
+      if (isRecordFailure(record)) throw new DomainError('invalid_request', `line ${record.line}: the header cannot be read: ${record.error}`);
+      rowOf = target.rows.csvMapper(record);
+      return undefined;
+    }
+    return isRecordFailure(record) ? unreadable(record) : rowOf(record.cells, record.line);
+  };
+}
+
+function unreadable(record: RecordFailure): RowProblem {
+  return { field: null, reason: record.error };
+}
+
+/** The bytes of the upload as they are read, counted into the tally (progress is measured in bytes). */
+async function* countedBytes(stream: Readable, tally: ImportTally): AsyncGenerator<Buffer> {
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    tally.bytesRead += chunk.length;
+    yield chunk;
+  }
+}
+
+/** The process is stopping; the import is taken up again (from the start, idempotently) after the restart. */
+class ImportInterruptedError extends Error {
+  constructor(jobId: string) {
+    super(`import job ${jobId} was interrupted by the shutdown; it resumes after the restart`);
+    this.name = 'ImportInterruptedError';
+  }
+}

@@ -1,0 +1,2 @@
+/** The profile service's PostgreSQL schema, also the name of its data source and unit of work. */
+export const PROFILE_SCHEMA = 'profile';
