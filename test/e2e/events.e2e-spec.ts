@@ -23,9 +23,6 @@ import {
  * history lists a user's events newest first within seconds, in the time zone asked for.
  */
 
-// The e2e project's `testTimeout` in jest.config.js is not applied (jest takes it as a global option
-// only), so waits for jobs and history would be cut at 5 s.
-
 let account: TestAccount;
 
 beforeAll(async () => {

@@ -9,9 +9,6 @@ import { byUserThenTimestamp, historyOfAtLeast, ndjsonBody, ndjsonText, startImp
  * only the events imported here, so every export's content is known exactly.
  */
 
-// The e2e project's `testTimeout` in jest.config.js is not applied (jest takes it as a global option
-// only), so waits for jobs and history would be cut at 5 s.
-
 let account: TestAccount;
 
 interface ExportedEvent {

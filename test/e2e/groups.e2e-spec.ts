@@ -25,9 +25,6 @@ import {
  * sets each user's `group_id` synchronously: when the 200 arrives, every profile says so.
  */
 
-// The e2e project's `testTimeout` in jest.config.js is not applied (jest takes it as a global option
-// only), so waits for jobs and history would be cut at 5 s.
-
 let account: TestAccount;
 
 beforeAll(async () => {

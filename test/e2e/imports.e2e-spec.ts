@@ -34,9 +34,6 @@ import {
  * good rows are imported.
  */
 
-// The e2e project's `testTimeout` in jest.config.js is not applied (jest takes it as a global option
-// only), so waits for jobs and history would be cut at 5 s.
-
 let account: TestAccount;
 
 beforeAll(async () => {

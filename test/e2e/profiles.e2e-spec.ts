@@ -19,9 +19,6 @@ import {
  * an internal `svc:profile_update` event. Filtering rules drop user properties at the door.
  */
 
-// The e2e project's `testTimeout` in jest.config.js is not applied (jest takes it as a global option
-// only), so waits for jobs and history would be cut at 5 s.
-
 let account: TestAccount;
 
 beforeAll(async () => {

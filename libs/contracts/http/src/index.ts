@@ -1,6 +1,7 @@
 export { API_VERSION_HEADER, PUBLIC_API_VERSION } from './api-version';
 export {
   asyncAcknowledgement,
+  jobUrlOf,
   AsyncAcknowledgementSchema,
   ProblemSchema,
   statusAcknowledgement,

@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch } from '@nestjs/common';
 import {
+  asyncAcknowledgement,
   type AsyncAcknowledgement,
   statusAcknowledgement,
   type StatusAcknowledgement,
@@ -11,7 +12,6 @@ import { AcceptsBody, compileValidator, InboundBody } from '@guidepost/platform-
 import { ProfileDeletionService } from '../application/profile-deletion.service';
 import { ProfilesService } from '../application/profiles.service';
 import { profilePropertiesOf } from './profile-body';
-import { acknowledgeJob } from './profile.presenter';
 
 const parseUserProfileUpdate = compileValidator(UserProfileUpdateSchema);
 
@@ -44,6 +44,7 @@ export class UserProfileController {
   @Delete()
   @HttpCode(HttpStatus.ACCEPTED)
   async delete(@Param('account_id') accountId: string, @Param('user_id') userId: string): Promise<AsyncAcknowledgement> {
-    return acknowledgeJob(this.config, accountId, await this.deletion.deleteUserProfile(accountId, userId));
+    const job = await this.deletion.deleteUserProfile(accountId, userId);
+    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 }

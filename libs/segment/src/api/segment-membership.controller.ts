@@ -1,12 +1,11 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { type AsyncAcknowledgement, SegmentMembershipExportRequestSchema } from '@guidepost/contracts-http';
+import { asyncAcknowledgement, type AsyncAcknowledgement, SegmentMembershipExportRequestSchema } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { AcceptsBody, compileValidator, InboundBody, userIdsOf } from '@guidepost/platform-http';
 import { MembershipChangeService } from '../application/membership-change.service';
 import { MembershipExportService } from '../application/membership-export.service';
 import type { MembershipOperation } from '../domain/membership-progress';
 import { jsonValueOf } from './json-body';
-import { acknowledgeJob } from './segment.presenter';
 
 const parseExportRequest = compileValidator(SegmentMembershipExportRequestSchema);
 
@@ -50,11 +49,12 @@ export class SegmentMembershipController {
     @InboundBody() body: InboundBody,
   ): Promise<AsyncAcknowledgement> {
     const request = parseExportRequest(jsonValueOf(body));
-    return acknowledgeJob(this.config, accountId, await this.exports.request(accountId, segmentId, request));
+    const job = await this.exports.request(accountId, segmentId, request);
+    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 
   private async submit(accountId: string, segmentId: string, operation: MembershipOperation, body: InboundBody): Promise<AsyncAcknowledgement> {
     const job = await this.changes.submit(accountId, segmentId, operation, userIdsOf(body));
-    return acknowledgeJob(this.config, accountId, job);
+    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 }

@@ -1,4 +1,4 @@
-import { asyncAcknowledgement, type AsyncAcknowledgement, type CreatedJob, type Segment } from '@guidepost/contracts-http';
+import type { Segment } from '@guidepost/contracts-http';
 import type { AppConfig } from '@guidepost/platform-config';
 import type { SegmentRecord } from '../domain/segment';
 
@@ -18,9 +18,4 @@ export function presentSegment(config: AppConfig, segment: SegmentRecord): Segme
     updated_by: segment.updatedBy,
     url: `${accountUrl(config, segment.accountId)}/segments/${segment.id}`,
   };
-}
-
-/** The 202 of an asynchronous operation, pointing at the job that reports its progress. */
-export function acknowledgeJob(config: AppConfig, accountId: string, job: CreatedJob): AsyncAcknowledgement {
-  return asyncAcknowledgement(job.id, `${accountUrl(config, accountId)}/jobs/${encodeURIComponent(job.id)}`);
 }

@@ -33,6 +33,12 @@ export function statusAcknowledgement(): StatusAcknowledgement {
   return { status: 200, title: 'OK' };
 }
 
-export function asyncAcknowledgement(jobId: string, jobUrl: string): AsyncAcknowledgement {
-  return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrl };
+/** Absolute URL of a job resource under the public base URL (`AppConfig.publicUrl`). */
+export function jobUrlOf(publicUrl: string, accountId: string, jobId: string): string {
+  return `${publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** The 202 of an asynchronous operation, pointing at the job that reports its outcome. */
+export function asyncAcknowledgement(publicUrl: string, accountId: string, jobId: string): AsyncAcknowledgement {
+  return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrlOf(publicUrl, accountId, jobId) };
 }

@@ -38,9 +38,13 @@ export const JobEventSchema = Type.Object(
     timestamp: Type.String({ format: 'date-time', description: 'ISO 8601 time (UTC, `Z`)' }),
     attributes: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Free-form details. `Completed` of an import carries `ingestions_completed`, `ingestions_failed`, ' +
-        '`requests_failed` (counts) and `runtime_ms`. `Completed` of an export carries `signed_s3_url` (link to the ' +
-        'result file, valid one week), `expires_at` (ISO 8601 expiry of that link) and `rows` (rows exported).',
+        'Free-form details. `Ingesting` of an import reports progress: `rows_read`, `bytes_read`, `bytes_total`, ' +
+        '`percent`. `Completed` of an import carries `ingestions_completed`, `ingestions_failed`, `ingestions_filtered` ' +
+        '(events dropped by the ingestion filtering rules), `requests_failed` (counts), `runtime_ms`, `failures_url` ' +
+        '(every rejected row with its line, field and reason) and the first 100 of them as `failures`. `Completed` of an ' +
+        'export carries `signed_s3_url` (link to the result file, valid one week), `expires_at` (ISO 8601 expiry of ' +
+        'that link), `rows` (rows exported), `format` and `runtime_ms`. `Completed` of a profile deletion carries ' +
+        '`deleted` (whether there was a profile) and `runtime_ms`. `Failed` carries `reason`.',
     }),
   },
   { $id: 'JobEvent', description: 'One step of a job, in the order the job registry recorded it' },

@@ -20,6 +20,6 @@ export class EventExportController {
     // No body counts as an empty object, so that validation names the missing field.
     const request = parseExportRequest(body.kind === 'json' ? body.value : {});
     const job = await this.exports.request(accountId, request);
-    return asyncAcknowledgement(job.id, `${this.config.publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(job.id)}`);
+    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 }

@@ -39,6 +39,6 @@ export class ImportsController {
 
   private async stage(accountId: string, kind: ImportKind, body: InboundBody): Promise<AsyncAcknowledgement> {
     const job = await this.staging.stage(accountId, kind, body);
-    return asyncAcknowledgement(job.id, `${this.config.publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(job.id)}`);
+    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contracts-events';
+import { jobUrlOf } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
@@ -89,7 +90,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       staged,
       stagedAt: new Date(staged.stagedAt),
       tally: new ImportTally(staged.bytes),
-      failuresUrl: `${this.config.publicUrl}/v2/accounts/${encodeURIComponent(staged.accountId)}/jobs/${encodeURIComponent(staged.jobId)}/failures`,
+      failuresUrl: `${jobUrlOf(this.config.publicUrl, staged.accountId, staged.jobId)}/failures`,
       messageIds: [],
     };
     this.logger.log(`importing ${staged.kind} of job ${staged.jobId} (${staged.bytes} bytes of ${staged.format})`);

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import type { JobDetail, JobSummary } from '@guidepost/contracts-http';
+import { jobUrlOf, type JobDetail, type JobSummary } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { CsvRendering } from '@guidepost/platform-http';
 import { JobRegistry } from '../application/job-registry.service';
@@ -27,6 +27,6 @@ export class JobsController {
   }
 
   private jobUrl(accountId: string, jobId: string): string {
-    return `${this.config.publicUrl}/v2/accounts/${accountId}/jobs/${jobId}`;
+    return jobUrlOf(this.config.publicUrl, accountId, jobId);
   }
 }

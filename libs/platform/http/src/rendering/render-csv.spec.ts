@@ -47,7 +47,7 @@ describe('renderCsv', () => {
 
   it('renders acknowledgements as status,title and status,title,job_id,job_url', () => {
     expect(renderCsv(statusAcknowledgement())).toBe('status,title\r\n200,OK\r\n');
-    expect(renderCsv(asyncAcknowledgement('j1', 'https://h/v2/accounts/a/jobs/j1'))).toBe(
+    expect(renderCsv(asyncAcknowledgement('https://h', 'a', 'j1'))).toBe(
       'status,title,job_id,job_url\r\n202,Accepted,j1,https://h/v2/accounts/a/jobs/j1\r\n',
     );
   });
