@@ -3,6 +3,7 @@
  * (the figures are then only indicative); the default `full` scale is the one the targets in
  * docs/performance.md are judged at. Each size can also be set on its own.
  */
+import { MEGABYTE } from './units';
 
 export const STAGES = ['parse', 'track', 'import', 'export'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -38,8 +39,8 @@ export interface BenchConfig {
   readonly keepData: boolean;
 }
 
-const MEGABYTE = 1_000_000;
-const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
+/** The server's default file limit (200 MiB): generated uploads stay under it. */
+export const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
 
 const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
   small: {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { benchConfig, type BenchConfig, type StageName } from './config';
 import { describeMachine, renderMachine } from './machine';
 import { failedFigure, renderTable, type Figure } from './report';
-import { measureExport } from './stages/export';
-import { measureImport, type ImportedEvents } from './stages/import';
-import { measureParse } from './stages/parse';
-import { measureTrack } from './stages/track';
+import { EXPORT_STAGE, measureExport } from './stages/export';
+import { IMPORT_STAGE, measureImport, type ImportedEvents } from './stages/import';
+import { measureParse, PARSE_STAGE } from './stages/parse';
+import { measureTrack, TRACK_STAGE } from './stages/track';
 import { startGuidepost, type GuidepostServer } from './support/guidepost-server';
 import { count, megabytes } from './units';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const config = benchConfig(process.env);
   const loadAtStart = oneMinuteLoad();
   const figures: Figure[] = [];
-  if (config.stages.has('parse')) figures.push(...(await stage('2 import parse', () => measureParse(config.parse))));
+  if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
   if (needsServer(config)) figures.push(...(await serverStages(config)));
 
   console.log(`# Guidepost benchmark (${config.scale} scale)\n\n${renderMachine(describeMachine())}`);
@@ -41,13 +41,18 @@ async function serverStages(config: BenchConfig): Promise<Figure[]> {
   let server: GuidepostServer | undefined;
   try {
     progress(`starting Guidepost on port ${config.port} (data and log in ${workDir})`);
-    server = await startGuidepost({ entryPoint: config.serverEntryPoint, port: config.port, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
+    server = await startGuidepost({
+      entryPoint: config.serverEntryPoint,
+      port: config.port,
+      dataDir: join(workDir, 'data'),
+      logFile: join(workDir, 'server.log'),
+    });
     const running = server;
-    if (config.stages.has('track')) figures.push(...(await stage('1 track', () => measureTrack(running, config.track))));
+    if (config.stages.has('track')) figures.push(...(await stage(TRACK_STAGE, () => measureTrack(running, config.track))));
     let imported: ImportedEvents | undefined;
     if (config.stages.has('import')) {
       figures.push(
-        ...(await stage('3 import', async () => {
+        ...(await stage(IMPORT_STAGE, async () => {
           const run = await measureImport(running, config.importBytes, workDir);
           imported = run.imported;
           return run.figures;
@@ -55,7 +60,7 @@ async function serverStages(config: BenchConfig): Promise<Figure[]> {
       );
     }
     if (config.stages.has('export')) {
-      figures.push(...(await stage('4 export', () => measureExport(running, config.exportEvents, workDir, imported))));
+      figures.push(...(await stage(EXPORT_STAGE, () => measureExport(running, config.exportEvents, workDir, imported))));
     }
   } catch (error) {
     figures.push(failedFigure('0 server', 'start Guidepost', error));

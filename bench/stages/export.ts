@@ -11,7 +11,7 @@ import { count, MEBIBYTE, megabytes, megabytesPerSecond, perSecond, seconds } fr
 import { memoryFigures } from './memory-figures';
 import { importUntil, type ImportedEvents } from './import';
 
-const STAGE = '4 export';
+export const EXPORT_STAGE = '4 export';
 /** docs/performance.md: an export at least 50 % of the event store's own SELECT ... FORMAT rate, under 256 MB. */
 const TARGET_RATIO = 0.5;
 const MEMORY_LIMIT_BYTES = 256 * MEBIBYTE;
@@ -46,7 +46,7 @@ export async function measureExport(server: GuidepostServer, events: number, wor
   const ratio = exported.rows / exported.milliseconds / (baseline.lines / baseline.milliseconds);
   return [
     {
-      stage: STAGE,
+      stage: EXPORT_STAGE,
       figure: `json export of ${count(events)} events, request to COMPLETED`,
       measured: `${perSecond(exported.rows, exported.milliseconds, 'rows')} (${seconds(exported.milliseconds)})`,
       baseline: `event store SELECT ... FORMAT JSONEachRow: ${perSecond(baseline.lines, baseline.milliseconds, 'rows')} (${seconds(baseline.milliseconds)}, ${megabytesPerSecond(baseline.bytes, baseline.milliseconds)})`,
@@ -54,14 +54,14 @@ export async function measureExport(server: GuidepostServer, events: number, wor
       target: ratioAtLeast(ratio, TARGET_RATIO),
     },
     {
-      stage: STAGE,
+      stage: EXPORT_STAGE,
       figure: 'exported file',
       measured:
         `${megabytes(download.bytes)}, ${count(download.lines)} lines (Completed says ${count(exported.rows)} rows; ` +
         `the SELECT read ${count(baseline.lines)} rows, ${megabytes(baseline.bytes)})`,
       target: { target: `${count(events)} rows each`, met: [download.lines, exported.rows, baseline.lines].every((rows) => rows === events) },
     },
-    ...memoryFigures(STAGE, idle, peaks, MEMORY_LIMIT_BYTES),
+    ...memoryFigures(EXPORT_STAGE, idle, peaks, MEMORY_LIMIT_BYTES),
   ];
 }
 

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FILE_LIMIT_BYTES } from '../config';
 import type { Figure } from '../report';
 import { elapsedSince } from '../support/clock';
 import { writeNdjsonFile, type GeneratedLines } from '../support/event-rows';
@@ -9,12 +10,10 @@ import { measureMemory, memoryNow } from '../support/process-memory';
 import { count, MEBIBYTE, megabytes, megabytesPerSecond, perSecond, seconds } from '../units';
 import { memoryFigures } from './memory-figures';
 
-const STAGE = '3 import';
+export const IMPORT_STAGE = '3 import';
 /** docs/performance.md: a 200 MB import end to end keeps every process under 300 MB. */
 const PEAK_LIMIT_BYTES = 300 * MEBIBYTE;
 const IMPORT_TIMEOUT_MS = 60 * 60_000;
-/** The server's default file limit (200 MiB); generated files stay under it. */
-export const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
 
 /** Events imported into an account, and the next generated row index (rows never repeat). */
 export interface ImportedEvents {
@@ -44,19 +43,19 @@ export async function measureImport(server: GuidepostServer, bytes: number, work
   );
   const figures: Figure[] = [
     {
-      stage: STAGE,
+      stage: IMPORT_STAGE,
       figure: `${megabytes(run.fileBytes)} NDJSON file, upload to COMPLETED`,
       measured:
         `${perSecond(run.completed, run.totalMs, 'rows')}, ${megabytesPerSecond(run.fileBytes, run.totalMs)} ` +
         `(${count(run.completed)} rows in ${seconds(run.totalMs)}; 202 after ${seconds(run.uploadMs)})`,
     },
     {
-      stage: STAGE,
+      stage: IMPORT_STAGE,
       figure: 'rows imported',
       measured: `${count(run.completed)} completed, ${count(run.failed)} failed, of ${count(run.fileRows)}`,
       target: { target: 'all rows', met: run.completed === run.fileRows },
     },
-    ...memoryFigures(STAGE, idle, peaks, PEAK_LIMIT_BYTES),
+    ...memoryFigures(IMPORT_STAGE, idle, peaks, PEAK_LIMIT_BYTES),
   ];
   return { figures, imported: { account, rows: run.completed, nextRow: run.fileRows } };
 }

@@ -7,7 +7,7 @@ import { ratioAtLeast, type Figure } from '../report';
 import { generateDocuments } from '../support/event-rows';
 import { count, megabytes, megabytesPerSecond } from '../units';
 
-const STAGE = '2 import parse';
+export const PARSE_STAGE = '2 import parse';
 /** docs/performance.md: the import readers at least 80 % of per-line JSON.parse and of the fastest CSV parser. */
 const TARGET_RATIO = 0.8;
 /** What a request or multipart stream hands a reader at a time. */
@@ -142,13 +142,13 @@ async function fastestRun(parser: Parser, document: Buffer, repeats: number, exp
 }
 
 function baselineFigure(timing: Timing, input: string): Figure {
-  return { stage: STAGE, figure: `${timing.parser.name} (baseline; ${input})`, measured: rateOf(timing) };
+  return { stage: PARSE_STAGE, figure: `${timing.parser.name} (baseline; ${input})`, measured: rateOf(timing) };
 }
 
 function comparedFigure(timing: Timing, baseline: Timing, targeted: boolean): Figure {
   const ratio = baseline.milliseconds / timing.milliseconds;
   return {
-    stage: STAGE,
+    stage: PARSE_STAGE,
     figure: timing.parser.name,
     measured: rateOf(timing),
     baseline: `${baseline.parser.name}: ${rateOf(baseline)}`,

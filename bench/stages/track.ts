@@ -10,7 +10,7 @@ import type { GuidepostServer } from '../support/guidepost-server';
 import { generateLoad, type LoadResult } from '../support/load-generator';
 import { count } from '../units';
 
-const STAGE = '1 track';
+export const TRACK_STAGE = '1 track';
 /** docs/performance.md: Guidepost's track endpoint at least 35 % of a bare node:http server. */
 const TARGET_RATIO = 0.35;
 /** Tracked events appear in the store within seconds (decisions.md); the check waits this long at most. */
@@ -67,7 +67,7 @@ export async function measureTrack(server: GuidepostServer, settings: TrackSetti
   } finally {
     await bare.stop();
   }
-  figures.push(await storedEventsFigure(account, runs).catch((error: unknown) => failedFigure(STAGE, 'acknowledged events are stored', error)));
+  figures.push(await storedEventsFigure(account, runs).catch((error: unknown) => failedFigure(TRACK_STAGE, 'acknowledged events are stored', error)));
   return figures;
 }
 
@@ -76,7 +76,7 @@ function throughputFigure(connections: number, guidepost: LoadResult, baseline: 
   const baselineRate = baseline.succeeded / baseline.durationSeconds;
   const ratio = guidepostRate / baselineRate;
   return {
-    stage: STAGE,
+    stage: TRACK_STAGE,
     figure: `POST /users/{u}/events, ${connections} connections`,
     measured: describeLoad(guidepost),
     baseline: `bare node:http: ${describeLoad(baseline)}`,
@@ -110,7 +110,7 @@ async function storedEventsFigure(account: BenchAccount, runs: readonly TrackRun
     return storedOfRun >= run.result.succeeded && storedOfRun <= run.result.sent;
   });
   return {
-    stage: STAGE,
+    stage: TRACK_STAGE,
     figure: `acknowledged events are stored (${runs.length} users)`,
     measured: `${count(storedTotal)} stored, ${count(acknowledged)} acknowledged, ${count(sent)} sent` + (consistent ? '' : ` (${describeMismatch(runs, stored)})`),
     target: { target: 'acknowledged <= stored <= sent', met: consistent },
