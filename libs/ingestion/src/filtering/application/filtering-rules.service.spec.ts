@@ -7,7 +7,7 @@ const ALLOW_SIGNUP: IngestionFilteringRules = { mode: 'allow', eventNames: ['sig
 
 function setUp(stored: Map<string, IngestionFilteringRules> = new Map([['acme', DENY_SPAM]])) {
   const find = jest.fn((accountId: string) => Promise.resolve(stored.get(accountId) ?? null));
-  const rules = new FilteringRules({ find } as unknown as FilteringRulesRepository);
+  const rules = new FilteringRules({ storedRulesOf: find } as unknown as FilteringRulesRepository);
   return { rules, find, stored };
 }
 

@@ -41,7 +41,7 @@ export class FilteringRules {
   }
 
   private load(accountId: string, now: number): Promise<IngestionFilteringRules> {
-    const rules = this.repository.find(accountId).then((stored) => stored ?? NO_FILTERING);
+    const rules = this.repository.storedRulesOf(accountId).then((stored) => stored ?? NO_FILTERING);
     const entry: CachedRules = { rules, expiresAt: now + RULES_CACHE_TTL_MS };
     this.cache.delete(accountId);
     if (this.cache.size >= MAX_CACHED_ACCOUNTS) this.cache.delete(this.cache.keys().next().value as string);
