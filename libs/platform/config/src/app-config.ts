@@ -1,6 +1,19 @@
 import { resolve } from 'node:path';
 import type { Environment } from './config.schema';
 
+/** The services behind the gateway, by the name their settings and routes use. */
+export type ServiceName = 'content' | 'segment' | 'profile' | 'ingestion';
+
+export interface S3Settings {
+  /** e.g. `http://127.0.0.1:9000`, no trailing slash. */
+  readonly endpoint: string;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  readonly bucket: string;
+  readonly region: string;
+  readonly partSizeBytes: number;
+}
+
 /** The validated, typed configuration that every module receives by injection. */
 export class AppConfig {
   readonly host: string;
@@ -18,6 +31,21 @@ export class AppConfig {
   readonly fileLimitBytes: number;
   readonly logLevel: Environment['GUIDEPOST_LOG_LEVEL'];
   readonly demo: boolean;
+  readonly migrateOnStart: boolean;
+  /** Kafka bootstrap brokers; unset means the in-process bus (standalone). */
+  readonly kafkaBrokers: readonly string[] | undefined;
+  readonly kafkaTopicPartitions: number;
+  readonly kafkaReplicationFactor: number;
+  /** The shared secret between the gateway and the services (distributed shape). */
+  readonly internalToken: string | undefined;
+  /** Where each service answers, for the gateway's routing and the services' internal calls. */
+  readonly serviceUrls: Readonly<Record<ServiceName, string | undefined>>;
+  /** The S3 (MinIO) blob store; unset means the folder under `dataDir`. */
+  readonly s3: S3Settings | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly eventSinkMaxRows: number;
+  readonly eventSinkMaxWaitMs: number;
 
   constructor(env: Environment) {
     this.host = env.GUIDEPOST_HOST;
@@ -33,6 +61,31 @@ export class AppConfig {
     this.fileLimitBytes = env.GUIDEPOST_FILE_LIMIT_BYTES;
     this.logLevel = env.GUIDEPOST_LOG_LEVEL;
     this.demo = env.GUIDEPOST_DEMO;
+    this.migrateOnStart = env.GUIDEPOST_MIGRATE_ON_START;
+    this.kafkaBrokers = env.GUIDEPOST_KAFKA_BROKERS?.split(',');
+    this.kafkaTopicPartitions = env.GUIDEPOST_KAFKA_TOPIC_PARTITIONS;
+    this.kafkaReplicationFactor = env.GUIDEPOST_KAFKA_REPLICATION_FACTOR;
+    this.internalToken = env.GUIDEPOST_INTERNAL_TOKEN;
+    this.serviceUrls = {
+      content: env.GUIDEPOST_CONTENT_SERVICE_URL,
+      segment: env.GUIDEPOST_SEGMENT_SERVICE_URL,
+      profile: env.GUIDEPOST_PROFILE_SERVICE_URL,
+      ingestion: env.GUIDEPOST_INGESTION_SERVICE_URL,
+    };
+    this.s3 = env.GUIDEPOST_S3_ENDPOINT
+      ? {
+          endpoint: env.GUIDEPOST_S3_ENDPOINT.replace(/\/$/, ''),
+          accessKey: env.GUIDEPOST_S3_ACCESS_KEY ?? '',
+          secretKey: env.GUIDEPOST_S3_SECRET_KEY ?? '',
+          bucket: env.GUIDEPOST_S3_BUCKET,
+          region: env.GUIDEPOST_S3_REGION,
+          partSizeBytes: env.GUIDEPOST_S3_PART_SIZE_BYTES,
+        }
+      : undefined;
+    this.smtpUrl = env.GUIDEPOST_SMTP_URL;
+    this.mailFrom = env.GUIDEPOST_MAIL_FROM;
+    this.eventSinkMaxRows = env.GUIDEPOST_EVENT_SINK_MAX_ROWS;
+    this.eventSinkMaxWaitMs = env.GUIDEPOST_EVENT_SINK_MAX_WAIT_MS;
   }
 
   /**

@@ -34,6 +34,57 @@ export const EnvironmentSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
   ),
+  GUIDEPOST_MIGRATE_ON_START: Type.Boolean({
+    default: true,
+    description:
+      'Apply the service\'s PostgreSQL and ClickHouse migrations at start-up; set to false where a release step runs `migrate` instead (start-up then refuses a schema with pending migrations)',
+  }),
+  GUIDEPOST_KAFKA_BROKERS: Type.Optional(
+    Type.String({
+      pattern: '^[^,\\s]+:[0-9]+(,[^,\\s]+:[0-9]+)*$',
+      description: 'Kafka bootstrap brokers, `host:port` separated by commas; the bus is in process when unset (standalone only)',
+    }),
+  ),
+  GUIDEPOST_KAFKA_TOPIC_PARTITIONS: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 6,
+    description: 'Partitions of the topics a service creates when they are missing: the most replicas of one consumer group that share work',
+  }),
+  GUIDEPOST_KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, maximum: 7, default: 1, description: 'Replication factor of the topics a service creates' }),
+  GUIDEPOST_INTERNAL_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description: 'Shared secret the gateway presents to the services and the services to each other (distributed shape); a service refuses any other caller',
+    }),
+  ),
+  GUIDEPOST_CONTENT_SERVICE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the content service (gateway)' })),
+  GUIDEPOST_SEGMENT_SERVICE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the segment service (gateway)' })),
+  GUIDEPOST_PROFILE_SERVICE_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the profile service (gateway, segment service)' }),
+  ),
+  GUIDEPOST_INGESTION_SERVICE_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the ingestion service (gateway, segment and profile services)' }),
+  ),
+  GUIDEPOST_S3_ENDPOINT: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'S3 endpoint (MinIO) of the blob store, e.g. http://127.0.0.1:9000; blobs are kept under the data folder when unset' }),
+  ),
+  GUIDEPOST_S3_ACCESS_KEY: Type.Optional(Type.String({ minLength: 3, description: 'S3 access key (required with GUIDEPOST_S3_ENDPOINT)' })),
+  GUIDEPOST_S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 8, description: 'S3 secret key (required with GUIDEPOST_S3_ENDPOINT)' })),
+  GUIDEPOST_S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'guidepost', description: 'Bucket of staged uploads and export files (created when missing)' }),
+  GUIDEPOST_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1', description: 'Region of the bucket; also signs presigned links without a round trip' }),
+  GUIDEPOST_S3_PART_SIZE_BYTES: Type.Integer({
+    minimum: 5 * 1024 * 1024,
+    maximum: 5 * 1024 * 1024 * 1024,
+    default: 16 * 1024 * 1024,
+    description: 'Part size of multipart uploads to S3 (bytes, 5 MiB or more): the memory one upload holds',
+  }),
+  GUIDEPOST_SMTP_URL: Type.Optional(
+    Type.String({ pattern: '^smtps?://', description: 'SMTP server for export notifications, e.g. smtp://user:pass@mail:587; mail is written to the log when unset' }),
+  ),
+  GUIDEPOST_MAIL_FROM: Type.String({ minLength: 3, default: 'Guidepost <no-reply@guidepost.invalid>', description: 'Sender of notification mail' }),
+  GUIDEPOST_EVENT_SINK_MAX_ROWS: Type.Integer({ minimum: 1, default: 50_000, description: 'The event sink inserts once it has gathered this many events...' }),
+  GUIDEPOST_EVENT_SINK_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: '...or once the oldest gathered event has waited this long (ms)' }),
   GUIDEPOST_DEMO: Type.Boolean({ default: false, description: 'Create a demo account with sample content at start-up and print its credentials' }),
 });
 

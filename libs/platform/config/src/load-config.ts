@@ -32,5 +32,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     });
     throw new ConfigurationError(problems);
   }
+  const related = problemsBetweenSettings(candidate);
+  if (related.length > 0) throw new ConfigurationError(related);
   return new AppConfig(candidate);
+}
+
+/** Settings that are valid alone but not together. */
+function problemsBetweenSettings(env: Environment): string[] {
+  const problems: string[] = [];
+  if (env.GUIDEPOST_S3_ENDPOINT) {
+    for (const name of ['GUIDEPOST_S3_ACCESS_KEY', 'GUIDEPOST_S3_SECRET_KEY'] as const) {
+      if (!env[name]) problems.push(`${name}: is required with GUIDEPOST_S3_ENDPOINT`);
+    }
+  }
+  return problems;
 }
