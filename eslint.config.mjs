@@ -31,7 +31,10 @@ export default tseslint.config(
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             // The end-to-end suite is black-box: it may share public contracts, never service or platform code.
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts'] },
+            // The distributed specs also use the suite launcher (tools/suite) to start and kill processes.
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:tool'] },
+            // Tools (tools/*: the suite launcher, the chdb HTTP front) are self-contained: node_modules only.
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [] },
             {
               sourceTag: 'type:app',
               onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'],

@@ -25,13 +25,39 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    {
+      // Adapters against the real servers that scripts/infra starts (Kafka, PostgreSQL, ClickHouse, MinIO).
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/integration/require-infrastructure.ts'],
+    },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
+    },
+    {
+      // The same end-to-end suite against the gateway of the distributed shape on real servers. The two
+      // specs that restart a standalone server of their own are the standalone shape's crash tests;
+      // the distributed shape's are in test/distributed.
+      ...common,
+      displayName: 'e2e-distributed',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/import-resilience\\.e2e-spec\\.ts$', '/persistence\\.e2e-spec\\.ts$'],
+      globalSetup: '<rootDir>/test/distributed/e2e-global-setup.ts',
+      globalTeardown: '<rootDir>/test/distributed/e2e-global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
+    },
+    {
+      // Scaling and crash safety of the distributed shape; each spec runs a suite of its own.
+      ...common,
+      displayName: 'distributed',
+      testMatch: ['<rootDir>/test/distributed/**/*.dist-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },
   ],

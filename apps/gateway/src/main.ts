@@ -1,11 +1,19 @@
-import { GatewayHttpHooks, GatewayModule, OpenApiModule } from '@guidepost/gateway';
+import { GATEWAY_DATABASE, GatewayHttpHooks, GatewayModule, GatewayProxy, OpenApiModule } from '@guidepost/gateway';
 import { runServiceHost } from '@guidepost/platform-host';
 
 /**
- * The gateway on its own (distributed shape): accounts, keys, authentication, throttling and the
- * OpenAPI document. Routing each public route to its owning service arrives with the distributed
- * suite (issue 4); until then, authenticated requests for service routes answer 404.
+ * The gateway (distributed shape): accounts, keys, authentication, throttling and the OpenAPI
+ * document; every other public route is authenticated here, then streamed to the service that owns it.
  */
-runServiceHost('Gateway', [GatewayModule, OpenApiModule], (app) =>
-  app.get(GatewayHttpHooks).install(app.getHttpAdapter().getInstance()),
-);
+runServiceHost({
+  name: 'Gateway',
+  modules: () => [GatewayModule, OpenApiModule],
+  requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_CONTENT_SERVICE_URL', 'GUIDEPOST_SEGMENT_SERVICE_URL', 'GUIDEPOST_PROFILE_SERVICE_URL', 'GUIDEPOST_INGESTION_SERVICE_URL'],
+  storage: { database: GATEWAY_DATABASE },
+  publicFacing: true,
+  beforeInit: (app) => {
+    const fastify = app.getHttpAdapter().getInstance();
+    app.get(GatewayHttpHooks).install(fastify);
+    app.get(GatewayProxy).install(fastify);
+  },
+});

@@ -10,13 +10,8 @@ import { FlowCatalog } from './application/flow-catalog.service';
 import { IngestionFilteringRulesService } from './application/ingestion-filtering-rules.service';
 import { TagCatalog } from './application/tag-catalog.service';
 import { ExperienceRepository, FlowRepository, TagRepository } from './data-access/content.repositories';
-import { CONTENT_SCHEMA } from './data-access/content-schema';
-import { ExperienceEntity } from './data-access/experience.entity';
-import { FlowEntity } from './data-access/flow.entity';
-import { IngestionFilteringRulesEntity } from './data-access/ingestion-filtering-rules.entity';
+import { CONTENT_DATABASE } from './data-access/content-database';
 import { IngestionFilteringRulesRepository } from './data-access/ingestion-filtering-rules.repository';
-import { CreateContentTables1763740800000 } from './data-access/migrations/0001-create-content-tables';
-import { TagEntity } from './data-access/tag.entity';
 
 /**
  * The content service: flows, pins, mobile experiences, tags and ingestion filtering rules, in the
@@ -25,11 +20,7 @@ import { TagEntity } from './data-access/tag.entity';
  */
 @Module({
   imports: [
-    ServiceDatabaseModule.forService({
-      schema: CONTENT_SCHEMA,
-      entities: [FlowEntity, ExperienceEntity, TagEntity, IngestionFilteringRulesEntity],
-      migrations: [CreateContentTables1763740800000],
-    }),
+    ServiceDatabaseModule.forService(CONTENT_DATABASE),
   ],
   controllers: [
     FlowsController,

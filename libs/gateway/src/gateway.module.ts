@@ -7,26 +7,22 @@ import { ApiKeyLookup } from './application/api-key-lookup.port';
 import { PublicApiGate } from './application/public-api-gate';
 import { AdminAccountsController } from './api/admin-accounts.controller';
 import { GatewayHttpHooks } from './api/gateway-http.hooks';
-import { AccountEntity } from './data-access/account.entity';
 import { AccountRepository } from './data-access/account.repository';
-import { ApiKeyEntity } from './data-access/api-key.entity';
 import { ApiKeyRepository } from './data-access/api-key.repository';
-import { CreateGatewayTables1732200000001 } from './data-access/migrations/0001-create-gateway-tables';
+import { GATEWAY_DATABASE } from './data-access/gateway-database';
 import { FixedWindowRateLimiter } from './domain/fixed-window-rate-limiter';
-import { GATEWAY_SCHEMA } from './gateway-schema';
+import { GatewayProxy } from './routing/gateway-proxy';
 
 /**
  * The gateway: accounts and API keys (admin API), and the checks every public request passes first.
  * A host imports this module and calls `GatewayHttpHooks.install` on its Fastify instance before
- * `app.init()`. Needs the global `AppConfig` and `MessageBus` (for the outbox relay of its schema).
+ * `app.init()`; the gateway host of the distributed shape then calls `GatewayProxy.install` to route
+ * each service's routes to it. Needs the global `AppConfig` and `MessageBus` (for the outbox relay of
+ * its schema).
  */
 @Module({
   imports: [
-    ServiceDatabaseModule.forService({
-      schema: GATEWAY_SCHEMA,
-      entities: [AccountEntity, ApiKeyEntity],
-      migrations: [CreateGatewayTables1732200000001],
-    }),
+    ServiceDatabaseModule.forService(GATEWAY_DATABASE),
   ],
   controllers: [AdminAccountsController],
   providers: [
@@ -42,7 +38,8 @@ import { GATEWAY_SCHEMA } from './gateway-schema';
     },
     AccountAdministration,
     GatewayHttpHooks,
+    GatewayProxy,
   ],
-  exports: [GatewayHttpHooks],
+  exports: [GatewayHttpHooks, GatewayProxy],
 })
 export class GatewayModule {}

@@ -1,2 +1,2 @@
 export { IngestionModule } from './ingestion.module';
-export { INGESTION_MIGRATIONS, INGESTION_SCHEMA } from './data-access/ingestion-database';
+export { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';

@@ -3,14 +3,13 @@ import { ClickHouseClient } from '@clickhouse/client';
 import { JobRegistryClient } from '@guidepost/contracts-http';
 import { ClickHouseModule } from '@guidepost/platform-clickhouse';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
-import { INGESTION_ENTITIES, INGESTION_MIGRATIONS, INGESTION_SCHEMA } from './data-access/ingestion-database';
+import { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';
 import { EventSinkConsumer } from './events/api/event-sink.consumer';
 import { UserEventsController } from './events/api/user-events.controller';
 import { EventIntake } from './events/application/event-intake.service';
 import { EventStore } from './events/application/event-store.port';
 import { ClickHouseEventStore } from './events/data-access/clickhouse-event-store.adapter';
 import { EventTracking } from './events/application/event-tracking.service';
-import { EVENT_STORE_MIGRATIONS } from './events/data-access/clickhouse-migrations';
 import { EventExportConsumer } from './exports/api/event-export.consumer';
 import { EventExportController } from './exports/api/event-export.controller';
 import { EventExportService } from './exports/application/event-export.service';
@@ -26,6 +25,7 @@ import { ImportStaging } from './imports/application/import-staging.service';
 import { ImportWorker } from './imports/application/import-worker.service';
 import { ImportRepository } from './imports/data-access/import.repository';
 import { JobEventsConsumer } from './jobs/api/job-events.consumer';
+import { InternalJobsController } from './jobs/api/internal-jobs.controller';
 import { JobsController } from './jobs/api/jobs.controller';
 import { JobRegistry } from './jobs/application/job-registry.service';
 import { JobRepository } from './jobs/data-access/job.repository';
@@ -38,14 +38,10 @@ import { JobRepository } from './jobs/data-access/job.repository';
 @Global()
 @Module({
   imports: [
-    ServiceDatabaseModule.forService({
-      schema: INGESTION_SCHEMA,
-      entities: INGESTION_ENTITIES,
-      migrations: INGESTION_MIGRATIONS,
-    }),
-    ClickHouseModule.forService({ service: INGESTION_SCHEMA, migrations: EVENT_STORE_MIGRATIONS }),
+    ServiceDatabaseModule.forService(INGESTION_DATABASE),
+    ClickHouseModule.forService(INGESTION_EVENT_STORE),
   ],
-  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController],
+  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController, InternalJobsController],
   providers: [
     JobRepository,
     JobRegistry,

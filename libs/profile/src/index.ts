@@ -1,2 +1,2 @@
 export { ProfileModule } from './profile.module';
-export { PROFILE_MIGRATIONS, PROFILE_SCHEMA } from './data-access/profile-database';
+export { PROFILE_DATABASE } from './data-access/profile-database';

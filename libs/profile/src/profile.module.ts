@@ -3,6 +3,7 @@ import { UserProfileDirectory } from '@guidepost/contracts-http';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { FilteringRulesConsumer } from './api/filtering-rules.consumer';
 import { GroupController } from './api/group.controller';
+import { InternalUserProfilesController } from './api/internal-user-profiles.controller';
 import { ProfileImportConsumer } from './api/profile-import.consumer';
 import { UserProfileController } from './api/user-profile.controller';
 import { GroupAssociationService } from './application/group-association.service';
@@ -13,7 +14,7 @@ import { IntakeFilter } from './application/intake-filter';
 import { ProfileUpdateRecorder } from './application/profile-update-recorder';
 import { UserProfileDirectoryService } from './application/user-profile-directory.service';
 import { FilteringRulesRepository } from './data-access/filtering-rules.repository';
-import { PROFILE_MIGRATIONS, PROFILE_SCHEMA } from './data-access/profile-database';
+import { PROFILE_DATABASE } from './data-access/profile-database';
 import { ProfileRepository } from './data-access/profile.repository';
 
 /**
@@ -24,8 +25,8 @@ import { ProfileRepository } from './data-access/profile.repository';
  */
 @Global()
 @Module({
-  imports: [ServiceDatabaseModule.forService({ schema: PROFILE_SCHEMA, entities: [], migrations: PROFILE_MIGRATIONS })],
-  controllers: [UserProfileController, GroupController],
+  imports: [ServiceDatabaseModule.forService(PROFILE_DATABASE)],
+  controllers: [UserProfileController, GroupController, InternalUserProfilesController],
   providers: [
     ProfileRepository,
     FilteringRulesRepository,

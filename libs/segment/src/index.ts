@@ -1,1 +1,2 @@
 export { SegmentModule } from './segment.module';
+export { SEGMENT_DATABASE } from './data-access/segment-database';

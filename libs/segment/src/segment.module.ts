@@ -8,11 +8,9 @@ import { MembershipChangeService } from './application/membership-change.service
 import { MembershipExportService } from './application/membership-export.service';
 import { SegmentsService } from './application/segments.service';
 import { MembershipChangeRepository } from './data-access/membership-change.repository';
-import { CreateSegmentTables1763740800001 } from './data-access/migrations/0001-create-segment-tables';
+import { SEGMENT_DATABASE } from './data-access/segment-database';
 import { SegmentMemberRepository } from './data-access/segment-member.repository';
-import { SegmentEntity } from './data-access/segment.entity';
 import { SegmentRepository } from './data-access/segment.repository';
-import { SEGMENT_SCHEMA } from './data-access/segment-schema';
 
 /**
  * The segment service: segments, their membership (add, remove, export) and the consumers that apply
@@ -21,11 +19,7 @@ import { SEGMENT_SCHEMA } from './data-access/segment-schema';
  */
 @Module({
   imports: [
-    ServiceDatabaseModule.forService({
-      schema: SEGMENT_SCHEMA,
-      entities: [SegmentEntity],
-      migrations: [CreateSegmentTables1763740800001],
-    }),
+    ServiceDatabaseModule.forService(SEGMENT_DATABASE),
   ],
   controllers: [SegmentsController, SegmentMembershipController],
   providers: [

@@ -1,4 +1,5 @@
-export { defineTopic, type BusMessage, type PayloadOf, type Topic } from './topic';
+export { deadLetterTopicOf, defineTopic, type BusMessage, type PayloadOf, type Topic } from './topic';
+export { ALL_TOPICS } from './all-topics';
 export { JobEventName, JobEventRecorded } from './job-events';
 export { SegmentMembershipExportRequested, SegmentUserIdsSubmitted } from './segment-events';
 export { MailRequested } from './mail-events';

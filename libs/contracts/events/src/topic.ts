@@ -17,6 +17,14 @@ export function defineTopic<S extends TSchema>(name: string, keyedBy: string, sc
   return { name, keyedBy, schema };
 }
 
+/**
+ * Where a topic's messages go when a consumer can never handle them (invalid, or failing after every
+ * retry), with the reason in their headers: `<topic>.dead-letter`, one per topic whatever the group.
+ */
+export function deadLetterTopicOf(topicName: string): string {
+  return `${topicName}.dead-letter`;
+}
+
 /** The envelope every message travels in, on every bus. */
 export interface BusMessage<P = unknown> {
   /** Unique and, where the producer can, deterministic: a redelivery carries the same id. */

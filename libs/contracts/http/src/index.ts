@@ -13,6 +13,15 @@ export {
 export { JobName, JobRegistryClient, type CreatedJob } from './internal/job-registry.port';
 export { UserProfileDirectory } from './internal/user-profile-directory.port';
 export {
+  CreateJobRequestSchema,
+  INTERNAL_TOKEN_HEADER,
+  ProfileLookupRequestSchema,
+  type ProfileLookupResponse,
+} from './internal/internal-api.schema';
+export { InternalApiError, type InternalApiOptions } from './internal/internal-api-caller';
+export { HttpJobRegistryClient } from './internal/http-job-registry-client';
+export { HttpUserProfileDirectory } from './internal/http-user-profile-directory';
+export {
   JOB_LIST_LIMIT,
   JOB_STATUSES,
   JobDetailSchema,

@@ -1,3 +1,6 @@
+import type { ClickHouseServiceOptions } from '@guidepost/platform-clickhouse';
+import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
+import { EVENT_STORE_MIGRATIONS } from '../events/data-access/clickhouse-migrations';
 import { JobEventEntity } from '../jobs/data-access/job-event.entity';
 import { JobEntity } from '../jobs/data-access/job.entity';
 import { CreateJobRegistry1795278090469 } from './migrations/0001-create-job-registry';
@@ -7,11 +10,12 @@ import { CreateImportFailures1795450890469 } from './migrations/0003-create-impo
 /** The ingestion service's PostgreSQL schema, also the name of its data source and unit of work. */
 export const INGESTION_SCHEMA = 'ingestion';
 
-export const INGESTION_ENTITIES = [JobEntity, JobEventEntity];
+/** The ingestion service's PostgreSQL schema, its entities and its migrations (in order; append only). */
+export const INGESTION_DATABASE: ServiceDatabaseOptions = {
+  schema: INGESTION_SCHEMA,
+  entities: [JobEntity, JobEventEntity],
+  migrations: [CreateJobRegistry1795278090469, CreateFilteringRules1795364490469, CreateImportFailures1795450890469],
+};
 
-/** In order; a new migration is appended, never inserted. */
-export const INGESTION_MIGRATIONS = [
-  CreateJobRegistry1795278090469,
-  CreateFilteringRules1795364490469,
-  CreateImportFailures1795450890469,
-];
+/** The event store's ClickHouse migrations, recorded under the ingestion service. */
+export const INGESTION_EVENT_STORE: ClickHouseServiceOptions = { service: INGESTION_SCHEMA, migrations: EVENT_STORE_MIGRATIONS };

@@ -1,4 +1,5 @@
-import { BlobLinkSigner, MAX_LINK_TTL_SECONDS } from './blob-link-signer';
+import { BlobLinkSigner } from './blob-link-signer';
+import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 
 const SECRET = 'a-signing-secret-of-thirty-two-characters';
 const NOW_MS = Date.UTC(2026, 10, 21, 16, 0, 0);

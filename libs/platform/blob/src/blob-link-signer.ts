@@ -1,9 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { assertValidBlobKey } from './blob-key';
 import type { SignedBlobLink } from './blob-store.port';
-
-/** Longest link lifetime: one week, the most an S3 presigned URL allows. */
-export const MAX_LINK_TTL_SECONDS = 604_800;
+import { assertValidLinkLifetime } from './link-lifetime';
 
 export type LinkVerdict = 'valid' | 'expired' | 'invalid';
 
@@ -24,9 +22,7 @@ export class BlobLinkSigner {
 
   sign(key: string, ttlSeconds: number): SignedBlobLink {
     assertValidBlobKey(key);
-    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_LINK_TTL_SECONDS) {
-      throw new RangeError(`link lifetime must be a whole number of seconds from 1 to ${MAX_LINK_TTL_SECONDS}, got ${ttlSeconds}`);
-    }
+    assertValidLinkLifetime(ttlSeconds);
     const expires = Math.floor(this.nowMs() / 1000) + ttlSeconds;
     const query = new URLSearchParams({ expires: String(expires), signature: this.signature(key, String(expires)) });
     return { url: `${this.publicUrl}/blobs/${key}?${query.toString()}`, expiresAt: new Date(expires * 1000).toISOString() };

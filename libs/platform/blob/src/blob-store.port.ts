@@ -24,6 +24,12 @@ export abstract class BlobStore {
   abstract put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }>;
   /** The object, or undefined when there is none under `key`. The caller consumes or destroys the stream. */
   abstract open(key: string): Promise<OpenedBlob | undefined>;
-  /** A download link for `key` valid `ttlSeconds` (at most one week, like an S3 presigned URL). */
-  abstract signedUrl(key: string, ttlSeconds: number): SignedBlobLink;
+  /**
+   * A download link for `key` valid `ttlSeconds` (a whole number from 1 to one week, the most an S3
+   * presigned URL allows; `RangeError` otherwise). Signing needs no object: the link of a missing key
+   * answers "not found".
+   */
+  abstract signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink>;
+  /** Removes the object `key`; resolves as well when there is none (deleting twice is harmless). */
+  abstract delete(key: string): Promise<void>;
 }

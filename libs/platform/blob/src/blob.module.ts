@@ -1,38 +1,76 @@
 import { join } from 'node:path';
-import { Global, Module } from '@nestjs/common';
-import { AppConfig } from '@guidepost/platform-config';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig, S3Settings } from '@guidepost/platform-config';
 import { BlobDownloadController } from './blob-download.controller';
 import { BlobLinkSigner } from './blob-link-signer';
 import { BlobStore } from './blob-store.port';
+import { BlobStoreProbe } from './blob-store.probe';
 import { FolderBlobStore } from './folder-blob-store.adapter';
+import { MinioBlobStore } from './minio-blob-store.adapter';
 
 /**
- * Provides `BlobStore` (the folder adapter, under `<dataDir>/blobs`) and serves its signed links.
- * Needs `AppConfig.blobSigningSecret`: without it no link could be signed, so start-up fails.
+ * Provides `BlobStore` everywhere (global), picked by the configuration: S3 (MinIO) when `config.s3`
+ * is set, else the folder under `<dataDir>/blobs` with its signed-link route `GET /blobs/<key>`.
  */
-@Global()
-@Module({
-  controllers: [BlobDownloadController],
-  providers: [
-    {
-      provide: BlobLinkSigner,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
-        if (!config.blobSigningSecret) {
-          throw new Error(
-            'GUIDEPOST_BLOB_SIGNING_SECRET is not set: blob download links cannot be signed. Set it (32 characters or more), ' +
-              'or let the host generate one before it starts the blob module.',
-          );
-        }
-        return new BlobLinkSigner(config.blobSigningSecret, config.publicUrl);
+@Module({})
+export class BlobModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return config.s3 ? s3BlobStore(config.s3) : folderBlobStore(config);
+  }
+}
+
+/**
+ * The S3 adapter, its bucket created at start-up when missing, and its readiness probe (`blob-store`).
+ * Its links are presigned S3 URLs, so no route of ours serves downloads.
+ */
+function s3BlobStore(settings: S3Settings): DynamicModule {
+  return {
+    module: BlobModule,
+    global: true,
+    providers: [
+      {
+        provide: MinioBlobStore,
+        useFactory: async () => {
+          const store = new MinioBlobStore(settings);
+          await store.ensureBucket();
+          return store;
+        },
       },
-    },
-    {
-      provide: BlobStore,
-      inject: [AppConfig, BlobLinkSigner],
-      useFactory: (config: AppConfig, signer: BlobLinkSigner) => new FolderBlobStore(join(config.dataDir, 'blobs'), signer),
-    },
-  ],
-  exports: [BlobStore],
-})
-export class BlobModule {}
+      { provide: BlobStore, useExisting: MinioBlobStore },
+      BlobStoreProbe,
+    ],
+    exports: [BlobStore],
+  };
+}
+
+/**
+ * The folder adapter and the route serving its signed links. Needs `blobSigningSecret`: without it no
+ * link could be signed, so start-up fails.
+ */
+function folderBlobStore(config: AppConfig): DynamicModule {
+  return {
+    module: BlobModule,
+    global: true,
+    controllers: [BlobDownloadController],
+    providers: [
+      {
+        provide: BlobLinkSigner,
+        useFactory: () => {
+          if (!config.blobSigningSecret) {
+            throw new Error(
+              'GUIDEPOST_BLOB_SIGNING_SECRET is not set: blob download links cannot be signed. Set it (32 characters or more), ' +
+                'or let the host generate one before it starts the blob module.',
+            );
+          }
+          return new BlobLinkSigner(config.blobSigningSecret, config.publicUrl);
+        },
+      },
+      {
+        provide: BlobStore,
+        inject: [BlobLinkSigner],
+        useFactory: (signer: BlobLinkSigner) => new FolderBlobStore(join(config.dataDir, 'blobs'), signer),
+      },
+    ],
+    exports: [BlobStore],
+  };
+}

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { BusMessage, Topic } from '@guidepost/contracts-events';
 import type { Transaction } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
-import { BlobStore, type OpenedBlob } from './blob-store.port';
+import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
 import {
   EXPORT_ATTEMPTS,
   EXPORT_LINK_TTL_SECONDS,
@@ -35,9 +35,14 @@ class MemoryBlobStore extends BlobStore {
     return Promise.resolve(undefined);
   }
 
-  signedUrl(key: string, ttlSeconds: number): { url: string; expiresAt: string } {
+  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
     this.ttls.push(ttlSeconds);
-    return { url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' };
+    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
+  }
+
+  delete(key: string): Promise<void> {
+    this.files.delete(key);
+    return Promise.resolve();
   }
 }
 

@@ -3,7 +3,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested } from '@guidepost/contracts-events';
 import type { Transaction } from '@guidepost/platform-database';
-import { MAX_LINK_TTL_SECONDS } from './blob-link-signer';
+import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 import type { BlobStore } from './blob-store.port';
 
 /**
@@ -70,7 +70,7 @@ export async function storeExport(blobs: BlobStore, file: ExportFile, write: Exp
   const storing = blobs.put(file.key, body, file.contentType).catch(abandon);
   // Rejects as soon as either side fails; Promise.all keeps the other side's later failure handled.
   const [rows] = await Promise.all([writing, storing]);
-  const link = blobs.signedUrl(file.key, EXPORT_LINK_TTL_SECONDS);
+  const link = await blobs.signedUrl(file.key, EXPORT_LINK_TTL_SECONDS);
   return { url: link.url, expiresAt: link.expiresAt, rows };
 }
 

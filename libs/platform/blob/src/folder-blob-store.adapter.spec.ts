@@ -66,7 +66,22 @@ describe('FolderBlobStore', () => {
     await expect(store.open('/etc/passwd')).rejects.toThrow('invalid blob key');
   });
 
-  it('signs links for its keys', () => {
-    expect(store.signedUrl('exports/job-1.csv', 60).url).toMatch(/^http:\/\/localhost\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=/);
+  it('deletes an object, and resolves when there is none', async () => {
+    await store.put('imports/a/upload.csv', Readable.from(['id\n1\n']), 'text/csv');
+    await store.put('imports/a/other.csv', Readable.from(['id\n2\n']), 'text/csv');
+    await store.delete('imports/a/upload.csv');
+    await expect(store.open('imports/a/upload.csv')).resolves.toBeUndefined();
+    await expect(text((await store.open('imports/a/other.csv'))!.stream)).resolves.toBe('id\n2\n');
+    await expect(store.delete('imports/a/upload.csv')).resolves.toBeUndefined();
+    // A key that is only the folder of other keys names no object: nothing is removed.
+    await store.delete('imports/a');
+    await expect(text((await store.open('imports/a/other.csv'))!.stream)).resolves.toBe('id\n2\n');
+    await expect(store.delete('../outside')).rejects.toThrow('".."');
+  });
+
+  it('signs links for its keys', async () => {
+    const link = await store.signedUrl('exports/job-1.csv', 60);
+    expect(link.url).toMatch(/^http:\/\/localhost\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=/);
+    await expect(store.signedUrl('exports/job-1.csv', 604_801)).rejects.toThrow(RangeError);
   });
 });

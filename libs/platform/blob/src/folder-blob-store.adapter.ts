@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -66,8 +66,16 @@ export class FolderBlobStore extends BlobStore {
     }
   }
 
-  signedUrl(key: string, ttlSeconds: number): SignedBlobLink {
-    return this.signer.sign(key, ttlSeconds);
+  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
+    // Signing is synchronous here; `then` turns a refused key or lifetime into a rejection, as the port promises.
+    return Promise.resolve().then(() => this.signer.sign(key, ttlSeconds));
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidBlobKey(key);
+    // The object first: whoever still finds it also finds its content type (the reverse of `put`).
+    await removeFile(this.objectPath(key));
+    await removeFile(this.metaPath(key));
   }
 
   /** Writes a new file in the staging folder and flushes it to disk; removes it if anything fails. */
@@ -111,6 +119,15 @@ export class FolderBlobStore extends BlobStore {
   private metaPath(key: string): string {
     return join(this.root, 'meta', `${key}.json`);
   }
+}
+
+/** Removes the file at `path` if there is one; a folder there holds other keys' objects and stays. */
+async function removeFile(path: string): Promise<void> {
+  const stats = await stat(path).catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw error;
+  });
+  if (stats?.isFile()) await rm(path, { force: true });
 }
 
 /** ENOENT, or ENOTDIR when a key's parent is itself an object. */

@@ -1,5 +1,5 @@
 export { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
-export { MAX_LINK_TTL_SECONDS } from './blob-link-signer';
+export { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 export { BlobModule } from './blob.module';
 export {
   EXPORT_ATTEMPTS,

@@ -2,3 +2,4 @@ export { MessageBus, type BatchSubscription, type OutgoingMessage, type SingleMe
 export { InProcessBus } from './in-process-bus.adapter';
 export { InProcessBusModule } from './bus.module';
 export { InvalidMessageError, assertValidPayload } from './payload-validator';
+export { KafkaBusModule, type KafkaBusModuleOptions } from './kafka/kafka-bus.module';

@@ -13,7 +13,7 @@ import { AppConfig } from '@guidepost/platform-config';
 import { createClickHouseClient } from './clickhouse-client';
 import { EventStoreProbe } from './event-store.probe';
 import type { ClickHouseMigration } from './migrations/clickhouse-migration';
-import { migrateClickHouse } from './migrations/migrate-clickhouse';
+import { migrateClickHouse, pendingClickHouseMigrations } from './migrations/migrate-clickhouse';
 
 export interface ClickHouseServiceOptions {
   /** The service owning the migrations, as recorded in `schema_migrations`. */
@@ -38,12 +38,21 @@ const SERVICE_OPTIONS = 'ClickHouseServiceOptions';
 class ClickHouseMigrations implements OnModuleInit {
   constructor(
     private readonly client: ClickHouseClient,
+    private readonly config: AppConfig,
     @Inject(SERVICE_OPTIONS) private readonly options: ClickHouseServiceOptions,
   ) {}
 
-  onModuleInit(): Promise<void> {
+  async onModuleInit(): Promise<void> {
     const { service, migrations } = this.options;
-    return migrateClickHouse(this.client, service, migrations, new Logger(`ClickHouseMigrations(${service})`));
+    if (this.config.migrateOnStart) {
+      await migrateClickHouse(this.client, service, migrations, new Logger(`ClickHouseMigrations(${service})`));
+      return;
+    }
+    // A release step migrates; refuse to run against an event store that lacks this build's tables.
+    const pending = await pendingClickHouseMigrations(this.client, service, migrations);
+    if (pending.length > 0) {
+      throw new Error(`the ${service} event store has ${pending.length} pending ClickHouse migrations: run the service's \`migrate\` command first`);
+    }
   }
 }
 

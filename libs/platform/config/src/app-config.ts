@@ -34,6 +34,8 @@ export class AppConfig {
   readonly migrateOnStart: boolean;
   /** Kafka bootstrap brokers; unset means the in-process bus (standalone). */
   readonly kafkaBrokers: readonly string[] | undefined;
+  /** Prefix of topic names and consumer groups (`<namespace>.`), empty when unset. */
+  readonly kafkaNamespace: string | undefined;
   readonly kafkaTopicPartitions: number;
   readonly kafkaReplicationFactor: number;
   /** The shared secret between the gateway and the services (distributed shape). */
@@ -63,6 +65,7 @@ export class AppConfig {
     this.demo = env.GUIDEPOST_DEMO;
     this.migrateOnStart = env.GUIDEPOST_MIGRATE_ON_START;
     this.kafkaBrokers = env.GUIDEPOST_KAFKA_BROKERS?.split(',');
+    this.kafkaNamespace = env.GUIDEPOST_KAFKA_NAMESPACE;
     this.kafkaTopicPartitions = env.GUIDEPOST_KAFKA_TOPIC_PARTITIONS;
     this.kafkaReplicationFactor = env.GUIDEPOST_KAFKA_REPLICATION_FACTOR;
     this.internalToken = env.GUIDEPOST_INTERNAL_TOKEN;

@@ -45,6 +45,12 @@ export const EnvironmentSchema = Type.Object({
       description: 'Kafka bootstrap brokers, `host:port` separated by commas; the bus is in process when unset (standalone only)',
     }),
   ),
+  GUIDEPOST_KAFKA_NAMESPACE: Type.Optional(
+    Type.String({
+      pattern: '^[a-z0-9][a-z0-9_-]{0,39}$',
+      description: 'Prefix of every topic name and consumer group, so that several installations (or test runs) can share one Kafka cluster',
+    }),
+  ),
   GUIDEPOST_KAFKA_TOPIC_PARTITIONS: Type.Integer({
     minimum: 1,
     maximum: 1000,
@@ -84,7 +90,7 @@ export const EnvironmentSchema = Type.Object({
   ),
   GUIDEPOST_MAIL_FROM: Type.String({ minLength: 3, default: 'Guidepost <no-reply@guidepost.invalid>', description: 'Sender of notification mail' }),
   GUIDEPOST_EVENT_SINK_MAX_ROWS: Type.Integer({ minimum: 1, default: 50_000, description: 'The event sink inserts once it has gathered this many events...' }),
-  GUIDEPOST_EVENT_SINK_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: '...or once the oldest gathered event has waited this long (ms)' }),
+  GUIDEPOST_EVENT_SINK_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200, description: '...or once the oldest gathered event has waited this long (ms)' }),
   GUIDEPOST_DEMO: Type.Boolean({ default: false, description: 'Create a demo account with sample content at start-up and print its credentials' }),
 });
 

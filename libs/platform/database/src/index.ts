@@ -6,6 +6,7 @@ export { OutboxRelay } from './outbox-relay';
 export { UnitOfWork, type Transaction } from './unit-of-work';
 export {
   InjectUnitOfWork,
+  migrateServiceDatabase,
   migrateServiceSchema,
   ServiceDatabaseModule,
   unitOfWorkToken,

@@ -10,7 +10,11 @@ import { OutboxMessageEntity } from './messaging.entities';
  */
 const BATCH_SIZE = 16;
 const POLL_INTERVAL_MS = 250;
-/** After this many failed deliveries a message is dead-lettered: kept with its reason, no longer retried. */
+/**
+ * After this many failed deliveries a message is dead-lettered: kept with its reason, no longer
+ * retried. A failure the bus marks `transient` (Kafka unreachable) never counts: an outage of any
+ * length only delays the message.
+ */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 60_000;
 
@@ -167,7 +171,8 @@ export class OutboxRelay {
     const attempts = row.attempts + 1;
     const reason = error instanceof Error ? error.message : String(error);
     const permanent = error instanceof Error && (error as { permanent?: boolean }).permanent === true;
-    const dead = permanent || attempts >= MAX_ATTEMPTS;
+    const transient = error instanceof Error && (error as { transient?: boolean }).transient === true;
+    const dead = permanent || (!transient && attempts >= MAX_ATTEMPTS);
     const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempts);
     await manager.query(
       `UPDATE "${this.schema}".outbox_messages

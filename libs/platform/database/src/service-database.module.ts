@@ -38,6 +38,45 @@ export async function migrateServiceSchema(dataSource: DataSource, schema: strin
 }
 
 /**
+ * The migration command's side: connects, applies the service's pending migrations and disconnects.
+ * Returns the names of the migrations applied.
+ */
+export async function migrateServiceDatabase(databaseUrl: string, options: ServiceDatabaseOptions): Promise<string[]> {
+  const dataSource = await new DataSource(dataSourceOptions(databaseUrl, options)).initialize();
+  try {
+    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Where a release step migrates (GUIDEPOST_MIGRATE_ON_START=false), a service refuses to start on a
+ * schema that lacks migrations it was built with, instead of failing later on a missing table.
+ */
+async function assertSchemaIsCurrent(dataSource: DataSource, schema: string): Promise<void> {
+  if (await dataSource.showMigrations()) {
+    throw new Error(`the ${schema} schema has pending migrations: run the service's \`migrate\` command first`);
+  }
+}
+
+function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions): DataSourceOptions {
+  return {
+    name: options.schema,
+    type: 'postgres',
+    url: databaseUrl,
+    schema: options.schema,
+    entities: [...(options.entities as []), ...MESSAGING_ENTITIES],
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    applicationName: `guidepost-${options.schema}`,
+    poolSize: 10,
+  };
+}
+
+/**
  * One service's database: a TypeORM data source bound to the service's own schema (a service never
  * reads another's tables), its migrations, its unit of work and its outbox relay.
  */
@@ -48,23 +87,15 @@ export class ServiceDatabaseModule {
     const root = TypeOrmModule.forRootAsync({
       name: schema,
       inject: [AppConfig],
-      useFactory: (config: AppConfig): DataSourceOptions => {
+      useFactory: (config: AppConfig): DataSourceOptions & { migrateOnStart: boolean } => {
         if (!config.databaseUrl) throw new Error('GUIDEPOST_DATABASE_URL is not set and no embedded database was started');
-        return {
-          name: schema,
-          type: 'postgres',
-          url: config.databaseUrl,
-          schema,
-          entities: [...(options.entities as []), ...MESSAGING_ENTITIES],
-          migrations: options.migrations,
-          migrationsTableName: 'migrations',
-          applicationName: `guidepost-${schema}`,
-          poolSize: 10,
-        };
+        return { ...dataSourceOptions(config.databaseUrl, options), migrateOnStart: config.migrateOnStart };
       },
-      dataSourceFactory: async (dataSourceOptions) => {
-        const dataSource = await new DataSource(dataSourceOptions!).initialize();
-        await migrateServiceSchema(dataSource, schema);
+      dataSourceFactory: async (factoryOptions) => {
+        const { migrateOnStart, ...connection } = factoryOptions as DataSourceOptions & { migrateOnStart: boolean };
+        const dataSource = await new DataSource(connection).initialize();
+        if (migrateOnStart) await migrateServiceSchema(dataSource, schema);
+        else await assertSchemaIsCurrent(dataSource, schema);
         return dataSource;
       },
     });

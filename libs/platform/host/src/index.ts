@@ -1,3 +1,4 @@
 export { createHttpApplication } from './http-application';
 export { runHost, stopGracefullyOnSignals } from './process-lifecycle';
-export { runServiceHost } from './service-host';
+export { globalProviders } from './global-providers';
+export { runServiceHost, type RequiredSetting, type ServiceHostDefinition } from './service-host';

@@ -13,4 +13,6 @@ export { configureHttpServer, fastifyAdapterOptions, REQUEST_ID_HEADER } from '.
 export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-rendering.decorator';
 export { renderCsv } from './rendering/render-csv';
 export { AdminTokenGuard } from './auth/admin-token.guard';
+export { InternalCallerGuard } from './auth/internal-caller.guard';
+export { InternalCallerHooks } from './auth/internal-caller.hooks';
 export { PlatformHttpModule } from './platform-http.module';

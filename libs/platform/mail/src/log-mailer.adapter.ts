@@ -13,6 +13,7 @@ export class LogMailer extends Mailer {
   send(mail: Mail): Promise<void> {
     this.logger.log({
       msg: 'mail logged instead of sent: no SMTP server configured',
+      id: mail.id,
       to: mail.to,
       subject: mail.subject,
       chars: mail.text.length,

@@ -42,9 +42,9 @@ describe('MailRequestedConsumer', () => {
     expect(bus.subscribe.mock.calls[0][0].topic.name).toBe('guidepost.mail.mail-requested.v1');
   });
 
-  it('sends the requested mail', async () => {
+  it('sends the requested mail, named by the message id', async () => {
     await consumer.handle(request('m1'));
-    expect(mailer.sent).toEqual([request('m1').payload]);
+    expect(mailer.sent).toEqual([{ id: 'm1', ...request('m1').payload }]);
   });
 
   it('sends a redelivered request once', async () => {

@@ -10,9 +10,11 @@ const REMEMBERED_MESSAGES = 10_000;
 /**
  * Sends the mail other services request through their outbox. There is no database here, so
  * idempotency is best effort: ids of mail sent by this process are remembered (in memory), which
- * absorbs the usual redelivery (another group of the same message failed and the whole message came
- * again); after a restart or on another replica a redelivered request is sent again. An SMTP adapter
- * should pass the message id on (e.g. as the `Message-ID` header) so the mail system can deduplicate.
+ * absorbs the usual repeats (the outbox relay handing a message over again because another one of its
+ * batch failed, or after a crash between publishing and recording it; Kafka redelivering what was not
+ * committed before a rebalance, mostly to the same replica since the key, the job id, picks the
+ * partition). After a restart or on another replica a repeated request is sent again, with the same
+ * `Message-ID` (see `SmtpMailer`), so a mail system that deduplicates still shows one.
  */
 @Injectable()
 export class MailRequestedConsumer implements OnModuleInit {
@@ -30,7 +32,7 @@ export class MailRequestedConsumer implements OnModuleInit {
   /** Rejects when the mailer does; the bus then delivers the request again later. */
   async handle(message: BusMessage<PayloadOf<typeof MailRequested>>): Promise<void> {
     if (this.sent.has(message.id)) return;
-    await this.mailer.send(message.payload);
+    await this.mailer.send({ id: message.id, ...message.payload });
     this.sent.add(message.id);
   }
 }

@@ -1,8 +1,12 @@
+import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
 import { CreateUserProfiles1795278090470 } from './migrations/0001-create-user-profiles';
 import { CreateGroupProfiles1795278090471 } from './migrations/0002-create-group-profiles';
 import { CreateIngestionFilteringRules1795278090472 } from './migrations/0003-create-ingestion-filtering-rules';
+import { PROFILE_SCHEMA } from './profile-schema';
 
-export { PROFILE_SCHEMA } from './profile-schema';
-
-/** In order; a new migration is appended, never inserted. */
-export const PROFILE_MIGRATIONS = [CreateUserProfiles1795278090470, CreateGroupProfiles1795278090471, CreateIngestionFilteringRules1795278090472];
+/** The profile service's PostgreSQL schema and its migrations (in order; append only). Repositories use plain SQL. */
+export const PROFILE_DATABASE: ServiceDatabaseOptions = {
+  schema: PROFILE_SCHEMA,
+  entities: [],
+  migrations: [CreateUserProfiles1795278090470, CreateGroupProfiles1795278090471, CreateIngestionFilteringRules1795278090472],
+};

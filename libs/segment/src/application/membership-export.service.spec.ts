@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested, type PayloadOf, type SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { JobRegistryClient, UserProfileDirectory } from '@guidepost/contracts-http';
-import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob } from '@guidepost/platform-blob';
+import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob, type SignedBlobLink } from '@guidepost/platform-blob';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
 import type { SegmentMemberRepository } from '../data-access/segment-member.repository';
@@ -35,9 +35,14 @@ class MemoryBlobStore extends BlobStore {
     return Promise.resolve(undefined);
   }
 
-  signedUrl(key: string, ttlSeconds: number): { url: string; expiresAt: string } {
+  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
     this.ttls.push(ttlSeconds);
-    return { url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' };
+    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
+  }
+
+  delete(key: string): Promise<void> {
+    this.files.delete(key);
+    return Promise.resolve();
   }
 }
 

@@ -1,3 +1,4 @@
+import { describeNetworkError, problemDetail } from '../http-failure';
 import type { StatusAcknowledgement } from '../schemas/common.schema';
 import type { IngestionFilteringRules, IngestionFilteringRulesInput } from '../schemas/content.schema';
 import type { Account, ContentKind, CreateAccountRequest, CreatedApiKey, UpsertResult } from './admin.schema';
@@ -71,31 +72,4 @@ export class AdminClient {
 
 function accountPath(accountId: string): string {
   return `/admin/v1/accounts/${encodeURIComponent(accountId)}`;
-}
-
-/** The Problem `detail` of an error body, or the raw text when the body is not a Problem. */
-function problemDetail(text: string, statusText: string): string {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && 'detail' in parsed && typeof parsed.detail === 'string') {
-      return parsed.detail;
-    }
-  } catch {
-    // Not JSON (a proxy's error page, for instance): fall through to the raw text.
-  }
-  return text.trim() || statusText;
-}
-
-/**
- * `fetch` hides the socket error (ECONNREFUSED, ENOTFOUND...) in `cause`; surface it. Read by shape, not
- * `instanceof`, because undici's errors may come from another realm.
- */
-function describeNetworkError(error: unknown): string {
-  const cause = fieldOf(error, 'cause');
-  const code = fieldOf(cause, 'code') ?? fieldOf(cause, 'message') ?? fieldOf(error, 'message');
-  return typeof code === 'string' ? code : String(error);
-}
-
-function fieldOf(value: unknown, field: string): unknown {
-  return typeof value === 'object' && value !== null && field in value ? (value as Record<string, unknown>)[field] : undefined;
 }

@@ -2,6 +2,12 @@ import type { Writable } from 'node:stream';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import type { Event, ExportCondition } from '@guidepost/contracts-http';
 
+/** An event with the account it belongs to: what the event store keeps. */
+export interface AccountEvent {
+  readonly accountId: string;
+  readonly event: RecordedEvent;
+}
+
 /** What an event history read asks for. */
 export interface HistoryQuery {
   readonly accountId: string;
@@ -33,8 +39,11 @@ export interface ExportQuery {
  * exact (duplicates of a replayed batch are never returned).
  */
 export abstract class EventStore {
-  /** Stores events of one account; storing an event id again changes nothing that readers see. */
-  abstract insert(accountId: string, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Stores events, of any accounts, in one write; storing an event id again changes nothing that
+   * readers see.
+   */
+  abstract insert(events: readonly AccountEvent[]): Promise<void>;
   /** A user's events, newest first. */
   abstract history(query: HistoryQuery): Promise<Event[]>;
   /**

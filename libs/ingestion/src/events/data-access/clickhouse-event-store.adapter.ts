@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { RecordedEvent } from '@guidepost/contracts-events';
 import type { Event } from '@guidepost/contracts-http';
-import { EventStore, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
+import { type AccountEvent, EventStore, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
 import { compileExportConditions } from '../domain/export-conditions';
 import { dateTime64Param } from '../domain/instant';
 import { wellFormed, wellFormedJson } from '../domain/well-formed-text';
@@ -51,12 +50,12 @@ export class ClickHouseEventStore extends EventStore {
     super();
   }
 
-  async insert(accountId: string, events: readonly RecordedEvent[]): Promise<void> {
+  async insert(events: readonly AccountEvent[]): Promise<void> {
     if (events.length === 0) return;
     await this.client.insert({
       table: EVENTS_TABLE,
       format: 'JSONEachRow',
-      values: events.map((event) => rowOf(accountId, event)),
+      values: events.map(rowOf),
       // An import of old events spans many months: one partition each, more than the default 100 per insert.
       clickhouse_settings: { max_partitions_per_insert_block: '0' },
     });
@@ -197,7 +196,7 @@ function selectionOf(query: ExportQuery): Selection {
 }
 
 /** A row of `events`; strings are made well-formed, since one unreadable row would fail the whole insert. */
-function rowOf(accountId: string, event: RecordedEvent): Record<string, unknown> {
+function rowOf({ accountId, event }: AccountEvent): Record<string, unknown> {
   return {
     account_id: accountId,
     event_id: wellFormed(event.eventId),

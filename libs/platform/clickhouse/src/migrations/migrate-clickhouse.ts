@@ -17,6 +17,23 @@ export async function migrateClickHouse(
   migrations: readonly ClickHouseMigration[],
   logger: Logger,
 ): Promise<void> {
+  for (const migration of await pendingClickHouseMigrations(client, service, migrations)) {
+    for (const statement of migration.statements) await client.command({ query: statement });
+    await client.insert({
+      table: MIGRATIONS_TABLE,
+      format: 'JSONEachRow',
+      values: [{ service, version: migration.version, name: migration.name, applied_at: new Date().toISOString() }],
+    });
+    logger.log(`applied ${service} ClickHouse migration ${migration.version} ${migration.name}`);
+  }
+}
+
+/** The service's migrations not yet recorded in the store, in order. */
+export async function pendingClickHouseMigrations(
+  client: ClickHouseClient,
+  service: string,
+  migrations: readonly ClickHouseMigration[],
+): Promise<ClickHouseMigration[]> {
   await client.command({
     query: `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
       service String,
@@ -31,13 +48,5 @@ export async function migrateClickHouse(
     format: 'JSONEachRow',
   });
   const appliedVersions = new Set((await applied.json<{ version: number }>()).map((row) => row.version));
-  for (const migration of pendingMigrations(service, migrations, appliedVersions)) {
-    for (const statement of migration.statements) await client.command({ query: statement });
-    await client.insert({
-      table: MIGRATIONS_TABLE,
-      format: 'JSONEachRow',
-      values: [{ service, version: migration.version, name: migration.name, applied_at: new Date().toISOString() }],
-    });
-    logger.log(`applied ${service} ClickHouse migration ${migration.version} ${migration.name}`);
-  }
+  return pendingMigrations(service, migrations, appliedVersions);
 }

@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@guidepost/platform-config';
 import { DomainError } from '../errors/domain-error';
+import { tokenDigest, tokenMatches } from './token-digest';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -16,19 +16,15 @@ export class AdminTokenGuard implements CanActivate {
   private readonly expected: Buffer | undefined;
 
   constructor(config: AppConfig) {
-    this.expected = config.adminToken === undefined ? undefined : digest(config.adminToken);
+    this.expected = config.adminToken === undefined ? undefined : tokenDigest(config.adminToken);
   }
 
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    if (this.expected === undefined || token === undefined || !timingSafeEqual(digest(token), this.expected)) {
+    if (!tokenMatches(token, this.expected)) {
       throw new DomainError('unauthenticated', 'Authorization: a valid admin bearer token is required');
     }
     return true;
   }
-}
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }

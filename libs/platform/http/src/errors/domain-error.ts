@@ -7,11 +7,15 @@ export type ErrorCode =
   | 'forbidden'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'throttled';
+  | 'throttled'
+  /** Something this request needs (another service) cannot be reached; retrying later may succeed. */
+  | 'unavailable';
 
 export interface DomainErrorOptions {
   /** For `throttled`: whole seconds until the client may retry; sent as `Retry-After`. */
   readonly retryAfterSeconds?: number;
+  /** What failed underneath, for the log (5xx are logged with their cause); never shown to the client. */
+  readonly cause?: unknown;
 }
 
 /**
@@ -27,7 +31,7 @@ export class DomainError extends Error {
     readonly detail: string,
     options: DomainErrorOptions = {},
   ) {
-    super(detail);
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

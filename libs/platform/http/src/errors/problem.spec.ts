@@ -19,6 +19,7 @@ describe('problemOf', () => {
     ['payload_too_large', 413, 'Payload Too Large'],
     ['unsupported_media_type', 415, 'Unsupported Media Type'],
     ['throttled', 429, 'Too Many Requests'],
+    ['unavailable', 503, 'Service Unavailable'],
   ])('maps %s to %i %s with the detail as given', (code, status, title) => {
     expect(problemOf(new DomainError(code, 'name: is required'), limits)).toEqual({
       status,

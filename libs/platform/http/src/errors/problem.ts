@@ -65,6 +65,8 @@ function statusOf(code: ErrorCode): number {
       return 415;
     case 'throttled':
       return 429;
+    case 'unavailable':
+      return 503;
   }
 }
 

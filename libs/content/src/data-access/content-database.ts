@@ -1,0 +1,14 @@
+import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
+import { CONTENT_SCHEMA } from './content-schema';
+import { ExperienceEntity } from './experience.entity';
+import { FlowEntity } from './flow.entity';
+import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
+import { CreateContentTables1763740800000 } from './migrations/0001-create-content-tables';
+import { TagEntity } from './tag.entity';
+
+/** The content service's PostgreSQL schema, its entities and its migrations (in order; append only). */
+export const CONTENT_DATABASE: ServiceDatabaseOptions = {
+  schema: CONTENT_SCHEMA,
+  entities: [FlowEntity, ExperienceEntity, TagEntity, IngestionFilteringRulesEntity],
+  migrations: [CreateContentTables1763740800000],
+};

@@ -1,0 +1,40 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { JobName } from './job-registry.port';
+
+/**
+ * The header through which the gateway and the services present the shared internal token
+ * (`GUIDEPOST_INTERNAL_TOKEN`) to a service of the distributed shape; a service refuses any other caller.
+ */
+export const INTERNAL_TOKEN_HEADER = 'x-guidepost-internal-token';
+
+/** `POST /internal/v1/accounts/{account_id}/jobs` (ingestion): creates a job, answers 201 `CreatedJob`. */
+export function internalJobsPath(accountId: string): string {
+  return `/internal/v1/accounts/${encodeURIComponent(accountId)}/jobs`;
+}
+
+export const CreateJobRequestSchema = Type.Object(
+  { name: Type.Union(Object.values(JobName).map((name) => Type.Literal(name))) },
+  { additionalProperties: false },
+);
+
+export const CreatedJobSchema = Type.Object({ id: Type.String({ minLength: 1 }), startedAt: Type.String({ minLength: 1 }) });
+
+/** `POST /internal/v1/accounts/{account_id}/user-profiles/lookup` (profile): answers 200 `ProfileLookupResponse`. */
+export function internalProfileLookupPath(accountId: string): string {
+  return `/internal/v1/accounts/${encodeURIComponent(accountId)}/user-profiles/lookup`;
+}
+
+/** The most user ids one lookup takes: a page of a membership export, a bounded answer. */
+export const PROFILE_LOOKUP_MAX_USER_IDS = 5000;
+
+export const ProfileLookupRequestSchema = Type.Object(
+  { user_ids: Type.Array(Type.String(), { maxItems: PROFILE_LOOKUP_MAX_USER_IDS }) },
+  { additionalProperties: false },
+);
+export type ProfileLookupRequest = Static<typeof ProfileLookupRequestSchema>;
+
+/** The properties of each user that has a profile; users without one are absent. */
+export const ProfileLookupResponseSchema = Type.Object({
+  profiles: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())),
+});
+export type ProfileLookupResponse = Static<typeof ProfileLookupResponseSchema>;

@@ -1,0 +1,12 @@
+import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
+import { GATEWAY_SCHEMA } from '../gateway-schema';
+import { AccountEntity } from './account.entity';
+import { ApiKeyEntity } from './api-key.entity';
+import { CreateGatewayTables1732200000001 } from './migrations/0001-create-gateway-tables';
+
+/** The gateway's PostgreSQL schema, its entities and its migrations (in order; append only). */
+export const GATEWAY_DATABASE: ServiceDatabaseOptions = {
+  schema: GATEWAY_SCHEMA,
+  entities: [AccountEntity, ApiKeyEntity],
+  migrations: [CreateGatewayTables1732200000001],
+};

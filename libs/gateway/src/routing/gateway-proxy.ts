@@ -1,0 +1,115 @@
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig, type ServiceName } from '@guidepost/platform-config';
+import { DomainError } from '@guidepost/platform-http';
+import { headersToClient, headersToService } from './forwarded-headers';
+import { ROUTE_OWNERSHIP } from './route-ownership';
+
+/**
+ * How long the gateway waits on a service. Both are silences, never totals: an upload or an export
+ * takes as long as it takes while bytes keep moving. A service answers an upload once it has stored
+ * the last byte, so the wait for its headers starts only after the body was sent.
+ */
+const UPSTREAM_TIMEOUTS = {
+  connect: { timeout: 5_000 },
+  headersTimeout: 300_000,
+  bodyTimeout: 300_000,
+};
+
+type ServiceUrls = Readonly<Record<ServiceName, string>>;
+
+/**
+ * Routes each public route to the service that owns it (`ROUTE_OWNERSHIP`) in the distributed shape.
+ * The proxy routes live in their own Fastify context whose one content-type parser hands the body on
+ * unread, so nothing is parsed or buffered (uploads reach 200 MB) and answers stream back as they come.
+ * The gateway's `onRequest` hooks (authentication, throttling, the account check) run first, as for
+ * every route, and the headers they set reach the client. A service that cannot be reached is a 503
+ * naming it. The standalone host serves the routes itself and never installs this.
+ */
+@Injectable()
+export class GatewayProxy {
+  constructor(private readonly config: AppConfig) {}
+
+  /** Call on the gateway's Fastify instance before `app.init()`; throws when a service URL or the internal token is missing. */
+  install(fastify: FastifyInstance): void {
+    const serviceUrls = serviceUrlsOf(this.config);
+    const internalToken = internalTokenOf(this.config);
+    void fastify.register(async (proxy) => {
+      proxy.removeAllContentTypeParsers();
+      proxy.addContentTypeParser('*', (_request, body, done) => done(null, detachedBody(body)));
+      // No retries: a method's safety is the service's business, and its answers pass through as they are.
+      await proxy.register(replyFrom, { undici: UPSTREAM_TIMEOUTS, retryMethods: [], disableCache: true, disableRequestLogging: true });
+      for (const { prefix, service } of ROUTE_OWNERSHIP) {
+        const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+          forwardTo(service, serviceUrls[service], internalToken, request, reply);
+        proxy.all(prefix, forward);
+        proxy.all(`${prefix}/*`, forward);
+      }
+    });
+  }
+}
+
+function forwardTo(service: ServiceName, serviceUrl: string, internalToken: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // The path only: reply-from appends the query string exactly as the client sent it.
+  const path = request.url.split('?', 1)[0];
+  const forwarded = {
+    id: request.id,
+    peerAddress: request.socket.remoteAddress,
+    protocol: request.protocol,
+    host: request.host,
+    hasBody: request.body !== undefined,
+    keepsAuthorization: path.startsWith('/admin/'),
+  };
+  try {
+    return reply.from(`${serviceUrl}${path}`, {
+      rewriteRequestHeaders: (_request, headers) => headersToService(headers, forwarded, internalToken),
+      rewriteHeaders: (headers) => headersToClient(headers),
+      onError: (failed, { error }) => {
+        void failed.send(new DomainError('unavailable', `the ${service} service is unavailable`, { cause: error }));
+      },
+    });
+  } catch (error) {
+    // reply-from refuses '..' segments (400) rather than let a path climb out of the service's base URL.
+    if (statusCodeOf(error) !== 400) throw error;
+    throw new DomainError('invalid_request', `path: '${path}' has '..' segments, which cannot be forwarded`, { cause: error });
+  }
+}
+
+function statusCodeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'statusCode' in error ? error.statusCode : undefined;
+}
+
+/**
+ * The request body as a stream of its own. undici destroys the body it sends when the service fails, and
+ * destroying the request itself would cut the client's connection before it reads the 503; this stream
+ * takes the blow instead, leaving the request for the error handler to drain. A client that goes away
+ * before the end of its body fails the stream, so the service is not left waiting for the rest.
+ */
+function detachedBody(request: IncomingMessage): PassThrough {
+  const body = new PassThrough();
+  request.pipe(body);
+  request.once('close', () => {
+    if (!request.complete) body.destroy(new Error('the client closed the connection before the end of its body'));
+  });
+  return body;
+}
+
+function serviceUrlsOf(config: AppConfig): ServiceUrls {
+  const owners = [...new Set(ROUTE_OWNERSHIP.map((route) => route.service))];
+  const missing = owners.filter((service) => config.serviceUrls[service] === undefined);
+  if (missing.length > 0) {
+    const settings = missing.map((service) => `GUIDEPOST_${service.toUpperCase()}_SERVICE_URL`).join(', ');
+    throw new Error(`The gateway of the distributed shape routes requests to every service: set ${settings}`);
+  }
+  return config.serviceUrls as ServiceUrls;
+}
+
+function internalTokenOf(config: AppConfig): string {
+  if (config.internalToken === undefined) {
+    throw new Error('The gateway of the distributed shape presents GUIDEPOST_INTERNAL_TOKEN to the services: set it');
+  }
+  return config.internalToken;
+}

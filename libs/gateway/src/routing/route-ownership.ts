@@ -1,0 +1,36 @@
+import type { ServiceName } from '@guidepost/platform-config';
+
+/** Every route at `prefix` or below it (a Fastify path pattern) is served by `service`. */
+export interface RouteOwnership {
+  readonly prefix: string;
+  readonly service: ServiceName;
+}
+
+const ACCOUNT = '/v2/accounts/:account_id';
+const ADMIN_ACCOUNT = '/admin/v1/accounts/:account_id';
+
+/** What the content service serves publicly, and upserts through the admin API in the studio's stead. */
+const CONTENT_COLLECTIONS = ['flows', 'pins', 'mobile', 'tags', 'ingestion_filtering_rules'];
+
+/**
+ * Which service owns which public route in the distributed shape. The gateway keeps the rest: accounts
+ * and API keys (`/admin/v1/accounts`, `.../api_keys`), `/openapi.json`, its health and metrics; every
+ * other path is answered by the gateway itself (404 after authentication). Internal routes
+ * (`/internal/...`) are never routed: only services call each other's. `route-ownership.spec.ts` in the
+ * standalone app checks this table against every controller route.
+ */
+export const ROUTE_OWNERSHIP: readonly RouteOwnership[] = [
+  ...CONTENT_COLLECTIONS.flatMap((collection): RouteOwnership[] => [
+    { prefix: `${ACCOUNT}/${collection}`, service: 'content' },
+    { prefix: `${ADMIN_ACCOUNT}/${collection}`, service: 'content' },
+  ]),
+  { prefix: `${ACCOUNT}/segments`, service: 'segment' },
+  { prefix: `${ACCOUNT}/users/:user_id/profile`, service: 'profile' },
+  { prefix: `${ACCOUNT}/groups/:group_id/profile`, service: 'profile' },
+  { prefix: `${ACCOUNT}/groups/:group_id/users`, service: 'profile' },
+  { prefix: `${ACCOUNT}/users/:user_id/events`, service: 'ingestion' },
+  { prefix: `${ACCOUNT}/import`, service: 'ingestion' },
+  { prefix: `${ACCOUNT}/export/events`, service: 'ingestion' },
+  // The job registry, and the failures of import jobs (`/jobs/{job_id}/failures`).
+  { prefix: `${ACCOUNT}/jobs`, service: 'ingestion' },
+];

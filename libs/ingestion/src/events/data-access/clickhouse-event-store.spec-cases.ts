@@ -1,0 +1,277 @@
+import { Writable } from 'node:stream';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { RecordedEvent } from '@guidepost/contracts-events';
+import { migrateClickHouse } from '@guidepost/platform-clickhouse';
+import type { ExportQuery } from '../application/event-store.port';
+import { ClickHouseEventStore, MAX_CSV_ATTRIBUTE_COLUMNS } from './clickhouse-event-store.adapter';
+import { EVENT_STORE_MIGRATIONS } from './clickhouse-migrations';
+
+/** A ClickHouse to run the cases against: a client of an empty store, and how to let go of it. */
+export interface EventStoreTarget {
+  readonly client: ClickHouseClient;
+  release(): Promise<void>;
+}
+
+const PAGE_ROWS = 3;
+const RECEIVED_AT = '2024-06-01T00:00:00.000Z';
+const quiet = { log: () => undefined };
+
+/**
+ * The event store's behaviour with the real migrations, against the ClickHouse that `open` gives:
+ * the engine in process (`clickhouse-event-store.spec.ts`) or a server over HTTP
+ * (`clickhouse-event-store.int-spec.ts`). The same cases run on both, since the same SQL must.
+ */
+export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
+  let target: EventStoreTarget;
+  let client: ClickHouseClient;
+  let store: ClickHouseEventStore;
+  let account = 0;
+  /** Each test writes to an account of its own, so tests never see each other's events. */
+  let accountId: string;
+
+  beforeAll(async () => {
+    target = await open();
+    client = target.client;
+    await migrateClickHouse(client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
+    store = new ClickHouseEventStore(client, PAGE_ROWS);
+  });
+
+  afterAll(() => target.release());
+
+  beforeEach(() => {
+    account += 1;
+    accountId = `account-${account}`;
+  });
+
+  /** Stores events of the test's account in one insert. */
+  function insert(events: readonly RecordedEvent[]): Promise<void> {
+    return store.insert(events.map((event) => ({ accountId, event })));
+  }
+
+  let eventNumber = 0;
+  function event(fields: Partial<RecordedEvent> = {}): RecordedEvent {
+    eventNumber += 1;
+    return {
+      eventId: `e${String(eventNumber).padStart(6, '0')}`,
+      userId: 'u1',
+      name: 'viewed',
+      timestamp: '2024-05-01T09:30:00.000Z',
+      attributes: {},
+      receivedAt: RECEIVED_AT,
+      ...fields,
+    };
+  }
+
+  function exportQuery(fields: Partial<ExportQuery> = {}): ExportQuery {
+    return {
+      accountId,
+      format: 'json',
+      conditions: [],
+      startTime: new Date('2024-01-01T00:00:00Z'),
+      timeZoneMinutes: 0,
+      limit: 1_000,
+      offset: 0,
+      receivedBy: new Date(RECEIVED_AT),
+      ...fields,
+    };
+  }
+
+  /** Runs an export into memory through an output that takes one chunk at a time, slowly (backpressure). */
+  async function exported(fields: Partial<ExportQuery> = {}): Promise<{ text: string; count: number }> {
+    const chunks: Buffer[] = [];
+    const output = new Writable({
+      highWaterMark: 16,
+      write: (chunk: Buffer, _encoding, done) => {
+        chunks.push(chunk);
+        setImmediate(done);
+      },
+    });
+    const count = await store.export(exportQuery(fields), output);
+    return { text: Buffer.concat(chunks).toString('utf8'), count };
+  }
+
+  async function jsonLines(fields: Partial<ExportQuery> = {}): Promise<Record<string, unknown>[]> {
+    const { text, count } = await exported(fields);
+    const lines = text.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(count);
+    return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  /** Names of the events an export with these conditions selects, in export order. */
+  async function selected(conditions: unknown[]): Promise<string[]> {
+    return (await jsonLines({ conditions: conditions as ExportQuery['conditions'] })).map((line) => line['name'] as string);
+  }
+
+  it('applies each migration once', async () => {
+    await migrateClickHouse(client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
+    const result = await client.query({ query: "SELECT version, name FROM schema_migrations FINAL WHERE service = 'ingestion'", format: 'JSONEachRow' });
+    expect(await result.json()).toEqual([{ version: 1, name: 'create events' }]);
+  });
+
+  it('returns a replayed batch once, in history and in exports', async () => {
+    const batch = [event({ name: 'a' }), event({ name: 'b', timestamp: '2024-05-01T10:00:00.000Z' })];
+    await insert(batch);
+    await insert(batch);
+    expect((await store.history({ accountId, userId: 'u1', limit: 10, timeZoneMinutes: 0 })).map((e) => e.name)).toEqual(['b', 'a']);
+    expect((await jsonLines()).map((line) => line['name'])).toEqual(['a', 'b']);
+  });
+
+  it('returns history newest first up to the limit, rendered in the requested zone', async () => {
+    await insert([
+      event({ name: 'first', timestamp: '2024-05-01T09:30:00.123Z', attributes: { plan: 'pro', seats: 3 } }),
+      event({ name: 'second', timestamp: '2024-05-01T23:45:00.000Z' }),
+      event({ name: 'third', timestamp: '2024-05-02T00:00:00.000Z' }),
+      event({ name: 'other user', userId: 'u2' }),
+    ]);
+    const history = (timeZoneMinutes: number, limit = 10) => store.history({ accountId, userId: 'u1', limit, timeZoneMinutes });
+    expect(await history(0)).toEqual([
+      { user_id: 'u1', name: 'third', timestamp: '2024-05-02T00:00:00.000Z' },
+      { user_id: 'u1', name: 'second', timestamp: '2024-05-01T23:45:00.000Z' },
+      { user_id: 'u1', name: 'first', timestamp: '2024-05-01T09:30:00.123Z', attributes: { plan: 'pro', seats: 3 } },
+    ]);
+    expect((await history(-240)).map((e) => e.timestamp)).toEqual([
+      '2024-05-01T20:00:00.000-04:00',
+      '2024-05-01T19:45:00.000-04:00',
+      '2024-05-01T05:30:00.123-04:00',
+    ]);
+    expect((await history(330, 2)).map((e) => e.timestamp)).toEqual(['2024-05-02T05:30:00.000+05:30', '2024-05-02T05:15:00.000+05:30']);
+  });
+
+  it('exports NDJSON in time order, user_id null for group events, within the range and as of the request', async () => {
+    await insert([
+      event({ name: 'late', timestamp: '2024-05-03T00:00:00.000Z', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } }),
+      event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-02T00:00:00.000Z' }),
+      event({ name: 'before range', timestamp: '2023-12-31T23:59:59.999Z' }),
+      event({ name: 'at end', timestamp: '2024-05-04T00:00:00.000Z' }),
+      event({ name: 'received after the request', receivedAt: '2024-06-01T00:00:00.001Z' }),
+    ]);
+    const lines = await jsonLines({ endTime: new Date('2024-05-04T00:00:00Z'), timeZoneMinutes: 60 });
+    expect(lines).toEqual([
+      { name: 'group', timestamp: '2024-05-02T01:00:00.000+01:00', user_id: null, attributes: {} },
+      { name: 'late', timestamp: '2024-05-03T01:00:00.000+01:00', user_id: 'u1', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } },
+    ]);
+  });
+
+  it('pages through limit and offset across page boundaries, in a total order', async () => {
+    // Eight events of one instant: the event id orders them.
+    await insert(Array.from({ length: 8 }, (_, index) => event({ name: `n${index}` })));
+    const names = async (offset: number, limit: number) => (await jsonLines({ offset, limit })).map((line) => line['name']);
+    const pageQueries = jest.spyOn(client, 'exec');
+    expect(await names(0, 1_000)).toEqual(['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7']);
+    expect(pageQueries).toHaveBeenCalledTimes(3);
+    pageQueries.mockRestore();
+    expect(await names(2, 5)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6']);
+    expect(await names(6, 10)).toEqual(['n6', 'n7']);
+    expect(await exported({ offset: 8 })).toEqual({ text: '', count: 0 });
+  });
+
+  it('exports CSV with the sorted union of attribute keys of the exported events, quoted only where needed', async () => {
+    await insert([
+      event({ name: 'skipped', timestamp: '2024-05-01T00:00:00.000Z', attributes: { only_in_skipped: 1 } }),
+      event({ name: 'a,b', timestamp: '2024-05-02T00:00:00.000Z', attributes: { zeta: 'say "hi"', alpha: 'x' } }),
+      event({ name: 'plain', timestamp: '2024-05-03T00:00:00.000Z', attributes: { 'we,ird': { o: [1] }, alpha: null, n: 2.5, yes: true } }),
+      event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-04T00:00:00.000Z', attributes: { alpha: 'two\nlines' } }),
+    ]);
+    const pageQueries = jest.spyOn(client, 'exec');
+    const { text, count } = await exported({ format: 'csv', offset: 1 });
+    expect(pageQueries).toHaveBeenCalledTimes(2);
+    pageQueries.mockRestore();
+    expect(count).toBe(3);
+    expect(text).toBe(
+      'name,timestamp,user_id,attributes.alpha,attributes.n,"attributes.we,ird",attributes.yes,attributes.zeta\r\n' +
+        '"a,b",2024-05-02T00:00:00.000Z,u1,x,,,,"say ""hi"""\r\n' +
+        'plain,2024-05-03T00:00:00.000Z,u1,,2.5,"{""o"":[1]}",true,\r\n' +
+        'group,2024-05-04T00:00:00.000Z,,"two\nlines",,,,\r\n',
+    );
+  });
+
+  it('rejects, rather than waits forever, when the output fails or closes mid-export', async () => {
+    await insert(Array.from({ length: 5 }, () => event()));
+    const failing = new Writable({ highWaterMark: 1, write: (_chunk, _encoding, done) => done(new Error('disk full')) });
+    failing.on('error', () => undefined);
+    await expect(store.export(exportQuery(), failing)).rejects.toThrow('disk full');
+    const closing = new Writable({ highWaterMark: 1, write: () => closing.destroy() });
+    await expect(store.export(exportQuery(), closing)).rejects.toThrow('the export output closed before the export was written');
+  });
+
+  it('refuses a CSV export with more attribute keys than columns it holds, pointing to json', async () => {
+    const attributes = Object.fromEntries(Array.from({ length: MAX_CSV_ATTRIBUTE_COLUMNS + 1 }, (_, index) => [`k${index}`, index]));
+    await insert([event({ attributes })]);
+    await expect(exported({ format: 'csv' })).rejects.toThrow(`the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json`);
+  });
+
+  it('writes the CSV header alone when nothing matches', async () => {
+    expect(await exported({ format: 'csv' })).toEqual({ text: 'name,timestamp,user_id\r\n', count: 0 });
+  });
+
+  describe('conditions, against real rows', () => {
+    beforeEach(async () => {
+      await insert([
+        event({ name: 'text one', timestamp: '2024-05-01T00:00:00.000Z', attributes: { flow_id: '1', plan: 'Pro annual' } }),
+        event({ name: 'number one', timestamp: '2024-05-02T00:00:00.000Z', attributes: { flow_id: 1, plan: 'basic' } }),
+        event({ name: 'null flow', timestamp: '2024-05-03T00:00:00.000Z', attributes: { flow_id: null, ok: true } }),
+        event({ name: 'svc:profile_update', userId: '', groupId: 'g1', timestamp: '2024-05-04T00:00:00.000Z', attributes: { ok: false } }),
+      ]);
+    });
+
+    it('tells attribute types apart with == and in', async () => {
+      expect(await selected([['flow_id', '==', '1']])).toEqual(['text one']);
+      expect(await selected([['flow_id', '==', 1]])).toEqual(['number one']);
+      expect(await selected([['ok', 'in', [true, 'x']]])).toEqual(['null flow']);
+      expect(await selected([['flow_id', '!=', 1]])).toEqual(['text one', 'null flow', 'svc:profile_update']);
+    });
+
+    it('matches like patterns on attribute text and columns, case-insensitively with ilike', async () => {
+      expect(await selected([['plan', 'like', 'Pro%']])).toEqual(['text one']);
+      expect(await selected([['plan', 'ilike', 'pro%']])).toEqual(['text one']);
+      expect(await selected([['plan', 'not like', 'Pro%']])).toEqual(['number one', 'null flow', 'svc:profile_update']);
+      expect(await selected([['name', 'like', 'svc:%']])).toEqual(['svc:profile_update']);
+    });
+
+    it('takes null attributes to be JSON null or absent, and null ids to be empty', async () => {
+      expect(await selected([['flow_id', 'is null']])).toEqual(['null flow', 'svc:profile_update']);
+      expect(await selected([['flow_id', 'is not null']])).toEqual(['text one', 'number one']);
+      expect(await selected([['user_id', 'is null']])).toEqual(['svc:profile_update']);
+      expect(await selected([['group_id', 'is not null']])).toEqual(['svc:profile_update']);
+    });
+
+    it('combines conditions, and compares timestamps as instants', async () => {
+      expect(await selected([['or', ['name', '==', 'text one'], ['and', ['ok', 'is not null'], ['user_id', 'not in', ['u1']]]]])).toEqual([
+        'text one',
+        'svc:profile_update',
+      ]);
+      expect(await selected([['timestamp', '==', '2024-05-01T20:00:00-04:00']])).toEqual(['number one']);
+      expect(await selected([['name', 'in', ['null flow']], ['flow_id', 'is null']])).toEqual(['null flow']);
+    });
+  });
+
+  it('stores what JSON allows but UTF-8 and simdjson do not: lone surrogates, integers beyond 64 bits', async () => {
+    await insert([
+      event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } }),
+    ]);
+    expect(await jsonLines({ conditions: [['text', '==', 'x\udc00']] })).toEqual([
+      { name: 'bad \ufffd name', timestamp: '2024-05-01T09:30:00.000Z', user_id: 'u1', attributes: { big: 123456789012345680000, text: 'x\ufffd' } },
+    ]);
+    expect((await exported({ format: 'csv' })).text).toBe(
+      'name,timestamp,user_id,attributes.big,attributes.text\r\nbad \ufffd name,2024-05-01T09:30:00.000Z,u1,123456789012345670000,x\ufffd\r\n',
+    );
+  });
+
+  it('takes a batch spanning more months than ClickHouse allows partitions per insert by default', async () => {
+    const months = Array.from({ length: 101 }, (_, index) => event({ timestamp: new Date(Date.UTC(2000, index, 1)).toISOString() }));
+    await insert(months);
+    expect((await exported({ startTime: new Date('2000-01-01T00:00:00Z') })).count).toBe(101);
+  });
+
+  it('stores events of several accounts in one insert, each read only within its own account', async () => {
+    const otherAccountId = `${accountId}-other`;
+    await store.insert([
+      { accountId, event: event({ name: 'mine' }) },
+      { accountId: otherAccountId, event: event({ name: 'theirs' }) },
+    ]);
+    const history = (ofAccount: string) => store.history({ accountId: ofAccount, userId: 'u1', limit: 10, timeZoneMinutes: 0 });
+    expect((await history(accountId)).map((e) => e.name)).toEqual(['mine']);
+    expect((await history(otherAccountId)).map((e) => e.name)).toEqual(['theirs']);
+    expect((await jsonLines()).map((line) => line['name'])).toEqual(['mine']);
+  });
+}

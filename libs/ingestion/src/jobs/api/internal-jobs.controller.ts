@@ -1,0 +1,24 @@
+import { Controller, Param, Post, UseGuards } from '@nestjs/common';
+import { CreateJobRequestSchema, type CreatedJob } from '@guidepost/contracts-http';
+import { AcceptsBody, compileValidator, InboundBody, InternalCallerGuard } from '@guidepost/platform-http';
+import { JobRegistry } from '../application/job-registry.service';
+
+const validateCreateJob = compileValidator(CreateJobRequestSchema);
+
+/**
+ * The job registry for the other services of the distributed shape (`HttpJobRegistryClient`): creates a
+ * job and answers 201 with it at once, so their 202's `job_url` answers. Not part of the public API.
+ */
+@Controller('internal/v1/accounts/:account_id/jobs')
+@UseGuards(InternalCallerGuard)
+export class InternalJobsController {
+  constructor(private readonly registry: JobRegistry) {}
+
+  @Post()
+  @AcceptsBody('json')
+  create(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<CreatedJob> {
+    // No body at all is judged like `{}`, so the answer names the missing field.
+    const { name } = validateCreateJob(body.kind === 'json' ? body.value : {});
+    return this.registry.createJob({ accountId, name });
+  }
+}

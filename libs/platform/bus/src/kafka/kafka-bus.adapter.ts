@@ -1,0 +1,195 @@
+/**
+ * The bus of the distributed shape, on Kafka.
+ *
+ * Producing goes through @nestjs/microservices' `ClientKafka` (producer-only mode), which owns the
+ * kafkajs client and its idempotent producer. Consuming uses kafkajs consumers made from that same
+ * client rather than Nest's `ServerKafka`: ServerKafka hands handlers one message at a time with
+ * automatic offset commits, so it cannot give the event sink its batches, commit only once a handler's
+ * work is durable, or move a message that keeps failing to a dead-letter topic instead of blocking
+ * its partition; all of which the port promises.
+ */
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ClientKafka } from '@nestjs/microservices';
+import { type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
+import type { Topic } from '@guidepost/contracts-events';
+import { AppConfig } from '@guidepost/platform-config';
+import { MetricsRegistry } from '@guidepost/platform-observability';
+import { MessageBus, type OutgoingMessage, type Subscription } from '../message-bus.port';
+import { KafkaBusMetrics } from './kafka-bus-metrics';
+import { kafkaLogCreator } from './kafka-log';
+import { produceRequestsOf } from './kafka-records';
+import { createMissingTopics, KafkaNames, MAX_MESSAGE_BYTES, type TopicLayout } from './kafka-topics';
+import { PermanentPublishError, publishFailure } from './publish-errors';
+import { HANDLER_RETRY, type RetryPolicy } from './retry';
+import { SubscriptionConsumer } from './subscription-consumer';
+
+export interface KafkaBusOptions {
+  /** Names this process to the brokers (their logs, quotas): the service's name. */
+  readonly clientId: string;
+  /** The topics the bus may use; each is created at start-up with its dead-letter topic when missing. */
+  readonly topics: readonly Topic[];
+  /** In-process retries of a failing handler before its message is dead-lettered. */
+  readonly handlerRetry?: RetryPolicy;
+}
+
+export const KAFKA_BUS_OPTIONS = Symbol('KafkaBusOptions');
+
+/**
+ * Keys and values per produce request. Half a record's limit: a request carries one batch per
+ * partition, and two large messages (import batches) for one partition must still fit in it.
+ */
+const MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES / 2;
+
+/**
+ * Retries of a failed request, about a minute in all (for the producer, the admin and the consumers).
+ * Bounded, unlike the idempotent producer's default of retrying forever: a publish that hangs holds
+ * the outbox relay's transaction open, while one that fails is simply retried by the relay later
+ * (kafkajs notes that limited retries weaken its exactly-once promise; the bus only promises at least
+ * once, and consumers are idempotent).
+ */
+const KAFKA_RETRY = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 8 };
+
+@Injectable()
+export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger(KafkaBus.name);
+  private readonly client: ClientKafka;
+  private readonly metrics: KafkaBusMetrics;
+  private readonly layout: TopicLayout;
+  private readonly names: KafkaNames;
+  private readonly topicNames: Set<string>;
+  private readonly consumers: SubscriptionConsumer[] = [];
+  private producer: Producer | undefined;
+  private started = false;
+
+  constructor(
+    config: AppConfig,
+    registry: MetricsRegistry,
+    @Inject(KAFKA_BUS_OPTIONS) private readonly options: KafkaBusOptions,
+  ) {
+    super();
+    const brokers = config.kafkaBrokers;
+    if (!brokers || brokers.length === 0) throw new Error('the Kafka bus needs GUIDEPOST_KAFKA_BROKERS (comma-separated host:port)');
+    this.layout = { partitions: config.kafkaTopicPartitions, replicationFactor: config.kafkaReplicationFactor };
+    this.names = new KafkaNames(config.kafkaNamespace);
+    this.topicNames = new Set(options.topics.map((topic) => topic.name));
+    this.metrics = new KafkaBusMetrics(registry);
+    this.client = new ClientKafka({
+      // ClientKafka appends "-client" to the client id unless told otherwise; the service name is the id.
+      postfixId: '',
+      producerOnlyMode: true,
+      client: {
+        clientId: options.clientId,
+        brokers: [...brokers],
+        // Its warnings and errors, at debug level; its info lines (every connection) not at all.
+        logLevel: logLevel.WARN,
+        logCreator: kafkaLogCreator(),
+        retry: KAFKA_RETRY,
+      },
+      producer: {
+        idempotent: true,
+        allowAutoTopicCreation: false,
+        retry: KAFKA_RETRY,
+        // The Java client's partitioner (murmur2 of the key), named so kafkajs does not warn about its default.
+        createPartitioner: Partitioners.DefaultPartitioner,
+      },
+    });
+  }
+
+  /** Connects the producer and creates missing topics before any module publishes or subscribes. */
+  async onModuleInit(): Promise<void> {
+    this.producer = await this.client.connect();
+    const admin = this.kafka().admin();
+    await admin.connect();
+    try {
+      const created = await createMissingTopics(admin, this.names.topicsWithDeadLetters(this.topicNames), this.layout);
+      if (created.length > 0) this.logger.log(`created topics ${created.join(', ')}`);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Subscriptions are registered in the modules' `onModuleInit`; every one is known by now. */
+  async onApplicationBootstrap(): Promise<void> {
+    this.started = true;
+    const kafka = this.kafka();
+    await Promise.all(this.consumers.map((consumer) => consumer.start(kafka)));
+  }
+
+  /**
+   * Consumers stop first, each after the handler run in hand. This runs after the services' own
+   * `beforeApplicationShutdown` (this module is global, and Nest shuts global modules down last), so
+   * a long-running handler has already been told to wind down.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+  }
+
+  /**
+   * The producer goes last: the outbox relays stop in their modules' `onApplicationShutdown`, which Nest
+   * calls before this global module's, and they may still publish while they stop.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    this.producer = undefined;
+    await this.client.close();
+  }
+
+  async publish(messages: readonly OutgoingMessage[]): Promise<void> {
+    const producer = this.producer;
+    if (!producer) throw new Error('the Kafka producer is not connected');
+    const unknown = messages.find((message) => !this.topicNames.has(message.topic));
+    if (unknown) throw new PermanentPublishError(`message ${unknown.id} is for ${unknown.topic}, which is not a topic of the contracts`);
+    for (const request of produceRequestsOf(messages, MAX_REQUEST_BYTES)) {
+      try {
+        await producer.sendBatch({ topicMessages: request.map((entry) => ({ ...entry, topic: this.names.topic(entry.topic) })), acks: -1 });
+      } catch (error) {
+        throw publishFailure(error, request.map((entry) => entry.topic));
+      }
+      for (const { topic, messages: sent } of request) this.metrics.published.inc({ topic }, sent.length);
+    }
+  }
+
+  subscribe<T extends Topic>(subscription: Subscription<T>): void {
+    const { topic, group } = subscription;
+    if (this.started) throw new Error(`${group} subscribed to ${topic.name} after the bus started: subscribe in onModuleInit`);
+    if (!this.topicNames.has(topic.name)) throw new Error(`${group} subscribes to ${topic.name}, which is not a topic of the contracts`);
+    if (this.consumers.some((consumer) => consumer.consumes(topic.name, group))) {
+      throw new Error(`group ${group} already subscribes to ${topic.name}`);
+    }
+    this.consumers.push(
+      new SubscriptionConsumer(subscription as unknown as Subscription<Topic>, {
+        metrics: this.metrics,
+        names: this.names,
+        retry: this.options.handlerRetry ?? HANDLER_RETRY,
+        sendDeadLetter: (deadLetterTopic, record) => this.sendDeadLetter(deadLetterTopic, record),
+      }),
+    );
+  }
+
+  /** What keeps the bus from being ready: the producer, or consumers that have not joined their group. */
+  notReadyReasons(): string[] {
+    const reasons = this.producer ? [] : ['the Kafka producer is not connected'];
+    for (const consumer of this.consumers) {
+      const reason = consumer.notReadyReason();
+      if (reason) reasons.push(reason);
+    }
+    return reasons;
+  }
+
+  private async sendDeadLetter(topic: string, record: Message): Promise<void> {
+    if (!this.producer) throw new Error('the Kafka producer is not connected');
+    await this.producer.send({ topic, messages: [record], acks: -1 });
+  }
+
+  /** The kafkajs client ClientKafka made; consumers and the admin share its connections' settings. */
+  private kafka(): Kafka {
+    return this.client.unwrap<Kafka>();
+  }
+}

@@ -1,0 +1,243 @@
+import { Logger } from '@nestjs/common';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
+import type { BusMessage, Topic } from '@guidepost/contracts-events';
+import type { Subscription } from '../message-bus.port';
+import { assertValidPayload } from '../payload-validator';
+import type { KafkaBusMetrics } from './kafka-bus-metrics';
+import type { KafkaNames } from './kafka-topics';
+import { deadLetterRecord, EnvelopeHeader, fromRecord, headerText, lagBefore, offsetAfter } from './kafka-records';
+import { deliverAsBatch, deliverOneByOne, type DeliverySteps, type ReceivedRecord } from './partition-delivery';
+import { attemptWithBackoff, type AttemptOutcome, reasonOf, type RetryPolicy } from './retry';
+
+/**
+ * kafkajs' defaults, stated because the heartbeat loop below relies on them: a member that sends no
+ * heartbeat for `SESSION_TIMEOUT_MS` is evicted and its partitions go to another member.
+ */
+const SESSION_TIMEOUT_MS = 30_000;
+const HEARTBEAT_INTERVAL_MS = 3_000;
+
+export interface ConsumerDependencies {
+  readonly names: KafkaNames;
+  readonly metrics: KafkaBusMetrics;
+  readonly retry: RetryPolicy;
+  /** Produces to a dead-letter topic; resolves once the broker acknowledged. */
+  readonly sendDeadLetter: (topic: string, record: Message) => Promise<void>;
+}
+
+/** A received record with what it arrived as, which is what a dead letter carries on. */
+interface KafkaRecord extends ReceivedRecord<BusMessage> {
+  readonly raw: KafkaMessage;
+}
+
+
+/** Partitions a batch subscription's member handles at once (at most the partitions it was assigned). */
+const BATCH_PARTITIONS_CONCURRENTLY = 6;
+/**
+ * The kafkajs consumer of one subscription: its own consumer group member, so that the replicas of
+ * a service share the topic's partitions. Records are delivered per partition batch with the rules of
+ * `partition-delivery`; offsets are committed only once the handler resolved (or the message was
+ * dead-lettered), never on a timer.
+ */
+export class SubscriptionConsumer {
+  private readonly logger: Logger;
+  /** The contract's topic and group: metric labels, and what handlers see. */
+  private readonly labels: { topic: string; group: string };
+  /** The same on Kafka (with the installation's namespace). */
+  private readonly kafkaTopic: string;
+  private readonly kafkaGroup: string;
+  /** Aborted when the application stops: a failing handler is then abandoned, not retried or dead-lettered. */
+  private readonly stopping = new AbortController();
+  private consumer: Consumer | undefined;
+  private joined = false;
+  /** The partitions of the last join, so that a rejoin that changes nothing is not logged again. */
+  private assignment: string | undefined;
+  /** Why the consumer stopped for good (a crash kafkajs does not restart from), if it did. */
+  private crashed: string | undefined;
+
+  constructor(
+    private readonly subscription: Subscription<Topic>,
+    private readonly dependencies: ConsumerDependencies,
+  ) {
+    this.labels = { topic: subscription.topic.name, group: subscription.group };
+    this.kafkaTopic = dependencies.names.topic(subscription.topic.name);
+    this.kafkaGroup = dependencies.names.group(subscription.group);
+    this.logger = new Logger(`KafkaConsumer(${subscription.group})`);
+  }
+
+  consumes(topic: string, group: string): boolean {
+    return this.labels.topic === topic && this.labels.group === group;
+  }
+
+  /** Connects and subscribes; joining the group goes on in the background, and `notReadyReason` tells when it is done. */
+  async start(kafka: Kafka): Promise<void> {
+    const consumer = kafka.consumer({
+      groupId: this.kafkaGroup,
+      allowAutoTopicCreation: false,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.onJoin(payload.memberAssignment[this.kafkaTopic] ?? []));
+    consumer.on(consumer.events.CRASH, ({ payload }) => this.onCrash(payload.error, payload.restart));
+    this.consumer = consumer;
+    await consumer.connect();
+    // From the beginning: a group's first start must not skip what was published before it existed.
+    await consumer.subscribe({ topics: [this.kafkaTopic], fromBeginning: true });
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        // A batch handler (the event sink) gathers the batches of several partitions into one write;
+        // order within each partition still holds.
+        partitionsConsumedConcurrently: 'handleBatch' in this.subscription ? BATCH_PARTITIONS_CONCURRENTLY : 1,
+        eachBatch: (payload) => this.deliverBatch(payload),
+      })
+      .catch((error: unknown) => this.onCrash(error, false));
+  }
+
+  /** Finishes the handler run in hand (committing it if it succeeded), then leaves the group. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.joined = false;
+    await this.consumer?.disconnect();
+  }
+
+  /** Undefined when the consumer is a member of its group; otherwise what is wrong. */
+  notReadyReason(): string | undefined {
+    if (this.crashed) return `consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped: ${this.crashed}`;
+    return this.joined ? undefined : `consumer group ${this.kafkaGroup} of ${this.kafkaTopic} has not joined yet`;
+  }
+
+  /**
+   * Logs the partitions this member got. kafkajs joins again after some errors (a topic created a
+   * moment ago has no partition leaders yet), so a join that changes nothing goes to debug.
+   */
+  private onJoin(partitions: number[]): void {
+    this.joined = true;
+    const sorted = [...partitions].sort((a, b) => a - b);
+    const assigned = sorted.length > 0 ? `partitions ${sorted.join(', ')}` : 'no partitions (more members than partitions)';
+    const line = `consumer group ${this.kafkaGroup} joined on ${this.kafkaTopic}: ${assigned}`;
+    if (assigned === this.assignment) this.logger.debug(line);
+    else this.logger.log(line);
+    this.assignment = assigned;
+  }
+
+  /** kafkajs restarts a consumer after most crashes (it then joins again); one it gives up on makes the service unready. */
+  private onCrash(error: unknown, restarting: boolean): void {
+    this.joined = false;
+    if (this.stopping.signal.aborted) return;
+    if (restarting) {
+      this.logger.warn(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} crashed and restarts: ${reasonOf(error)}`);
+      return;
+    }
+    this.crashed = reasonOf(error);
+    this.logger.error(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped for good: ${this.crashed}`);
+  }
+
+  private async deliverBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const first = batch.firstOffset();
+    if (first === null) return;
+    this.recordLag(batch.partition, batch.highWatermark, first);
+    const records = batch.messages.map((raw) => this.decode(raw));
+    const steps = this.stepsFor(payload);
+    try {
+      await this.whileHeartbeating(payload, () =>
+        'handleBatch' in this.subscription ? deliverAsBatch(records, steps) : deliverOneByOne(records, steps),
+      );
+    } catch (error) {
+      // Only a dead letter that could not be produced gets here; kafkajs fetches the records again.
+      this.logger.error(`delivery from ${this.kafkaTopic}[${batch.partition}] failed, retrying: ${reasonOf(error)}`);
+      throw error;
+    }
+  }
+
+  private decode(raw: KafkaMessage): KafkaRecord {
+    const decoded = fromRecord(this.labels.topic, raw);
+    if ('problem' in decoded) return { offset: raw.offset, raw, decoded };
+    try {
+      assertValidPayload(this.subscription.topic, decoded.message);
+      return { offset: raw.offset, raw, decoded };
+    } catch (error) {
+      return { offset: raw.offset, raw, decoded: { problem: reasonOf(error) } };
+    }
+  }
+
+  private stepsFor(payload: EachBatchPayload): DeliverySteps<BusMessage, KafkaRecord> {
+    const { partition, highWatermark } = payload.batch;
+    return {
+      attempt: (messages) => this.attempt(messages),
+      deadLetter: (record, reason, attempts) => this.deadLetter(record, partition, reason, attempts),
+      commitThrough: async (offset) => {
+        payload.resolveOffset(offset);
+        const next = offsetAfter(offset);
+        try {
+          await payload.commitOffsetsIfNecessary({ topics: [{ topic: this.kafkaTopic, partitions: [{ partition, offset: next }] }] });
+        } catch (error) {
+          // Usually a rebalance took the partition away: its new owner starts from the last commit and
+          // handles the message again, which idempotent handlers tolerate.
+          this.logger.warn(`could not commit ${this.kafkaTopic}[${partition}] up to ${offset}: ${reasonOf(error)}`);
+          return false;
+        }
+        this.recordLag(partition, highWatermark, next);
+        return true;
+      },
+      isRunning: () => !this.stopping.signal.aborted && payload.isRunning() && !payload.isStale(),
+    };
+  }
+
+  private async attempt(messages: readonly BusMessage[]): Promise<AttemptOutcome> {
+    const what = messages.length === 1 ? `message ${messages[0].id}` : `batch of ${messages.length} messages from ${messages[0].id}`;
+    const outcome = await attemptWithBackoff(() => this.runHandler(messages), this.dependencies.retry, {
+      stopping: this.stopping.signal,
+      onFailure: (error, attempt, retryInMs) => {
+        this.dependencies.metrics.handlerFailures.inc(this.labels);
+        if (retryInMs === undefined) return;
+        const attempts = `attempt ${attempt} of ${this.dependencies.retry.attempts}`;
+        this.logger.warn(`${this.kafkaGroup} failed on ${what} of ${this.kafkaTopic} (${attempts}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+      },
+    });
+    if (outcome.kind === 'done') this.dependencies.metrics.consumed.inc(this.labels, messages.length);
+    return outcome;
+  }
+
+  private async runHandler(messages: readonly BusMessage[]): Promise<void> {
+    const done = this.dependencies.metrics.handleDuration.startTimer(this.labels);
+    try {
+      if ('handleBatch' in this.subscription) await this.subscription.handleBatch(messages);
+      else await this.subscription.handle(messages[0]);
+    } finally {
+      done();
+    }
+  }
+
+  private async deadLetter(record: KafkaRecord, partition: number, reason: string, attempts: number): Promise<void> {
+    const deadLetterTopic = this.dependencies.names.deadLetterTopic(this.labels.topic);
+    const where = { topic: this.kafkaTopic, partition, offset: record.offset, group: this.kafkaGroup };
+    await this.dependencies.sendDeadLetter(deadLetterTopic, deadLetterRecord(record.raw, { ...where, reason, attempts, failedAt: new Date() }));
+    this.dependencies.metrics.deadLettered.inc(this.labels);
+    const id = headerText(record.raw.headers, EnvelopeHeader.messageId) ?? 'without id';
+    const after = attempts > 0 ? ` after ${attempts} attempts` : '';
+    this.logger.error(
+      `dead-lettered message ${id} of ${this.kafkaTopic}[${partition}]@${record.offset} for ${this.kafkaGroup} to ${deadLetterTopic}${after}: ${reason}`,
+    );
+  }
+
+  /**
+   * kafkajs heartbeats only between batches; an import worker's handler runs for minutes, so the
+   * member keeps heartbeating while it works, or the group would evict it and hand the partition over.
+   */
+  private async whileHeartbeating(payload: EachBatchPayload, work: () => Promise<void>): Promise<void> {
+    const timer = setInterval(() => {
+      payload.heartbeat().catch((error: unknown) => this.logger.debug(`heartbeat of ${this.kafkaGroup} failed: ${reasonOf(error)}`));
+    }, HEARTBEAT_INTERVAL_MS);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private recordLag(partition: number, highWatermark: string, nextOffset: string): void {
+    this.dependencies.metrics.lag.set({ ...this.labels, partition }, lagBefore(highWatermark, nextOffset));
+  }
+}

@@ -1,0 +1,11 @@
+import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
+import { CreateSegmentTables1763740800001 } from './migrations/0001-create-segment-tables';
+import { SegmentEntity } from './segment.entity';
+import { SEGMENT_SCHEMA } from './segment-schema';
+
+/** The segment service's PostgreSQL schema, its entities and its migrations (in order; append only). */
+export const SEGMENT_DATABASE: ServiceDatabaseOptions = {
+  schema: SEGMENT_SCHEMA,
+  entities: [SegmentEntity],
+  migrations: [CreateSegmentTables1763740800001],
+};

@@ -1,0 +1,22 @@
+import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from '../e2e/support/client';
+import type { DistributedSuite } from '@guidepost/tools-suite';
+import { startSuite } from './support';
+
+/** What setup started, for teardown (both run in jest's parent process). */
+const started = ((globalThis as { guidepostDistributedE2e?: { suite?: DistributedSuite } }).guidepostDistributedE2e ??= {});
+
+/**
+ * The end-to-end suite of the standalone shape, run against the distributed shape: brings up every
+ * service behind the gateway on the real servers, and points the specs at the gateway.
+ */
+export default async function globalSetup(): Promise<void> {
+  const suite = await startSuite();
+  started.suite = suite;
+  process.env[BASE_URL_VARIABLE] = suite.gatewayUrl;
+  process.env[ADMIN_TOKEN_VARIABLE] = suite.adminToken;
+  process.stdout.write(`\nDistributed suite up: gateway ${suite.gatewayUrl}; logs beside ${suite.process('gateway').logFile}\n`);
+}
+
+export async function stopStartedSuite(): Promise<void> {
+  await started.suite?.stop();
+}

@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { DistributedSuite, loadInfrastructure } from '@guidepost/tools-suite';
+
+const REPO_ROOT = resolve(__dirname, '..', '..');
+
+/** Out of the way of the load the scaling and crash specs make (the default is 60 requests a second per account). */
+export const LOAD_RATE_LIMIT = { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' };
+
+/**
+ * A distributed suite of its own for one spec file: its own namespace (database, topics, bucket),
+ * logs kept in a temporary folder.
+ */
+export async function startSuite(options: { ingestionReplicas?: number; env?: Record<string, string> } = {}): Promise<DistributedSuite> {
+  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const runDir = await mkdtemp(join(tmpdir(), `guidepost-${namespace}-`));
+  return DistributedSuite.start({
+    infrastructure: loadInfrastructure(),
+    namespace,
+    runDir,
+    ingestionReplicas: options.ingestionReplicas,
+    logLevel: 'info',
+    env: options.env,
+  });
+}
+
+/** Runs a query against the suite's own ClickHouse database and returns its rows. */
+export async function clickhouseRows<T>(suite: DistributedSuite, query: string): Promise<T[]> {
+  // The suite's URL names its database as the path, as the client reads it; the HTTP interface takes it as a parameter.
+  const url = new URL(suite.clickhouseUrl);
+  url.searchParams.set('database', url.pathname.slice(1));
+  url.pathname = '/';
+  url.searchParams.set('default_format', 'JSONEachRow');
+  const response = await fetch(url, { method: 'POST', body: query });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`ClickHouse answered ${response.status}: ${text}`);
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** The value of a counter (summed over its label sets) on one process's `/metrics`, 0 when absent. */
+export async function metricTotal(processUrl: string, metric: string): Promise<number> {
+  const text = await (await fetch(`${processUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${metric}{`) || line.startsWith(`${metric} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/** Stops or starts one of the servers of scripts/infra (the Kafka broker, say). */
+export async function infrastructure(command: 'stop' | 'start', server: 'kafka' | 'postgres' | 'clickhouse' | 'minio'): Promise<void> {
+  await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', `${command}.sh`), [server], { cwd: REPO_ROOT });
+}
+
+/** An NDJSON events file of `rows` events of `users` users, each with its row number as attribute `n`. */
+export function eventsFile(rows: number, users = 1000): string {
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const lines: string[] = [];
+  for (let n = 1; n <= rows; n += 1) {
+    lines.push(JSON.stringify({ user_id: `u${n % users}`, name: 'page_view', timestamp: new Date(start + n * 1000).toISOString(), attributes: { n } }));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** What the event store holds of one account, through `FINAL` (as every read sees it). */
+export interface StoredEvents {
+  rows: number;
+  distinct_ids: number;
+  /** The smallest and largest attribute `n` (the line number in `eventsFile`). */
+  min_n: number;
+  max_n: number;
+}
+
+/** The sinks run behind a job's completion: waits (up to two minutes) until `expected` rows are stored. */
+export async function eventuallyStoredEvents(suite: DistributedSuite, accountId: string, expected: number): Promise<StoredEvents> {
+  const deadline = Date.now() + 120_000;
+  let stored = await storedEvents(suite, accountId);
+  while (stored.rows < expected && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 500));
+    stored = await storedEvents(suite, accountId);
+  }
+  return stored;
+}
+
+async function storedEvents(suite: DistributedSuite, accountId: string): Promise<StoredEvents> {
+  const [row] = await clickhouseRows<StoredEvents>(
+    suite,
+    `SELECT toUInt32(count()) AS rows, toUInt32(uniqExact(event_id)) AS distinct_ids,
+            toUInt32(min(JSONExtractUInt(attributes, 'n'))) AS min_n, toUInt32(max(JSONExtractUInt(attributes, 'n'))) AS max_n
+       FROM events FINAL WHERE account_id = ${quoted(accountId)}`,
+  );
+  return row;
+}
+
+/** The attribute `n` of every stored event of one account, ascending. */
+export async function storedNumbers(suite: DistributedSuite, accountId: string): Promise<number[]> {
+  const rows = await clickhouseRows<{ n: number }>(
+    suite,
+    `SELECT toUInt32(JSONExtractUInt(attributes, 'n')) AS n FROM events FINAL WHERE account_id = ${quoted(accountId)} ORDER BY n`,
+  );
+  return rows.map((row) => row.n);
+}
+
+function quoted(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

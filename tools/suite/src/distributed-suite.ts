@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Client } from 'pg';
+import type { Infrastructure } from './infrastructure';
+import { runToCompletion, ServiceProcess } from './service-process';
+
+/** The processes of the distributed shape, one build, one entry point each. */
+export const SERVICE_ROLES = ['content', 'profile', 'ingestion', 'segment', 'gateway'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
+const ENTRY_POINTS: Record<ServiceRole, string> = {
+  gateway: 'dist/apps/gateway/src/main.js',
+  content: 'dist/apps/content-service/src/main.js',
+  segment: 'dist/apps/segment-service/src/main.js',
+  profile: 'dist/apps/profile-service/src/main.js',
+  ingestion: 'dist/apps/ingestion-service/src/main.js',
+};
+
+const REPO_ROOT = repositoryRoot(__dirname);
+
+export interface SuiteOptions {
+  readonly infrastructure: Infrastructure;
+  /**
+   * Keeps this suite's data apart from any other on the same servers: its own PostgreSQL database,
+   * ClickHouse database, Kafka topics and consumer groups, and bucket. Reusing a namespace reuses its data.
+   */
+  readonly namespace: string;
+  /** Logs and local folders of the processes. */
+  readonly runDir: string;
+  readonly ingestionReplicas?: number;
+  /** The gateway's port (a free one when absent). */
+  readonly gatewayPort?: number;
+  readonly adminToken?: string;
+  readonly logLevel?: string;
+  /** Extra settings for every process. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Brings up the distributed shape against real servers: migrates every service with its `migrate`
+ * command, then starts each service (and as many ingestion replicas as asked) and the gateway in front,
+ * and resolves once every process is ready. Used by `npm run suite` and by the distributed tests,
+ * which also kill and restart its processes.
+ */
+export class DistributedSuite {
+  private constructor(
+    readonly gatewayUrl: string,
+    readonly adminToken: string,
+    /** The suite's own ClickHouse database (for checks that read the event store directly). */
+    readonly clickhouseUrl: string,
+    private readonly processes: ReadonlyMap<string, ServiceProcess>,
+  ) {}
+
+  static async start(options: SuiteOptions): Promise<DistributedSuite> {
+    if (!/^[a-z0-9_]{1,30}$/.test(options.namespace)) throw new Error(`namespace must match [a-z0-9_]{1,30}: ${options.namespace}`);
+    await mkdir(options.runDir, { recursive: true });
+    const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
+    const ports = await assignPorts(options);
+    const env = await sharedEnvironment(options, adminToken, ports);
+    await Promise.all(SERVICE_ROLES.map((role) => runToCompletion(ENTRY_POINTS[role], ['migrate'], env, REPO_ROOT)));
+
+    const processes = new Map<string, ServiceProcess>();
+    for (const [name, port] of ports) {
+      const role = roleOf(name);
+      const processEnv = { ...env, GUIDEPOST_PORT: String(port), GUIDEPOST_DATA_DIR: join(options.runDir, name) };
+      processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT));
+    }
+    const suite = new DistributedSuite(`http://127.0.0.1:${ports.get('gateway')}`, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes);
+    try {
+      await Promise.all([...processes.values()].map((process) => process.start()));
+    } catch (error) {
+      await suite.stop();
+      throw error;
+    }
+    return suite;
+  }
+
+  /** A process by name: `gateway`, `content`, `segment`, `profile`, `ingestion-0`, `ingestion-1`, ... */
+  process(name: string): ServiceProcess {
+    const found = this.processes.get(name);
+    if (!found) throw new Error(`no process ${name} in this suite (${[...this.processes.keys()].join(', ')})`);
+    return found;
+  }
+
+  get processNames(): string[] {
+    return [...this.processes.keys()];
+  }
+
+  /** Stops the gateway first (no new requests), then the services. */
+  async stop(): Promise<void> {
+    await this.processes.get('gateway')?.stop();
+    await Promise.all([...this.processes.values()].map((process) => process.stop()));
+  }
+}
+
+function roleOf(processName: string): ServiceRole {
+  return processName.replace(/-\d+$/, '') as ServiceRole;
+}
+
+/** Process name → port: the gateway's as asked, the services' free. */
+async function assignPorts(options: SuiteOptions): Promise<Map<string, number>> {
+  const replicas = options.ingestionReplicas ?? 1;
+  const names = ['content', 'profile', 'segment', ...Array.from({ length: replicas }, (_, index) => `ingestion-${index}`)];
+  const ports = new Map<string, number>();
+  for (const name of names) ports.set(name, await freeLoopbackPort());
+  ports.set('gateway', options.gatewayPort ?? (await freeLoopbackPort()));
+  return ports;
+}
+
+/** The settings every process of the suite shares; creates the namespace's databases first. */
+async function sharedEnvironment(options: SuiteOptions, adminToken: string, ports: Map<string, number>): Promise<NodeJS.ProcessEnv> {
+  const { infrastructure: infra, namespace } = options;
+  const serviceUrl = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
+  return {
+    ...process.env,
+    ...options.env,
+    GUIDEPOST_HOST: '127.0.0.1',
+    GUIDEPOST_LOG_LEVEL: options.logLevel ?? 'info',
+    GUIDEPOST_ADMIN_TOKEN: adminToken,
+    GUIDEPOST_INTERNAL_TOKEN: randomBytes(32).toString('hex'),
+    GUIDEPOST_PUBLIC_URL: serviceUrl('gateway'),
+    GUIDEPOST_MIGRATE_ON_START: 'false',
+    GUIDEPOST_DATABASE_URL: await ensurePostgresDatabase(infra.databaseUrl, `guidepost_${namespace}`),
+    GUIDEPOST_CLICKHOUSE_URL: await ensureClickHouseDatabase(infra.clickhouseUrl, `guidepost_${namespace}`),
+    GUIDEPOST_KAFKA_BROKERS: infra.kafkaBrokers,
+    GUIDEPOST_KAFKA_NAMESPACE: namespace.replace(/_/g, '-'),
+    GUIDEPOST_S3_ENDPOINT: infra.s3Endpoint,
+    GUIDEPOST_S3_ACCESS_KEY: infra.s3AccessKey,
+    GUIDEPOST_S3_SECRET_KEY: infra.s3SecretKey,
+    GUIDEPOST_S3_BUCKET: `guidepost-${namespace.replace(/_/g, '-')}`,
+    GUIDEPOST_CONTENT_SERVICE_URL: serviceUrl('content'),
+    GUIDEPOST_SEGMENT_SERVICE_URL: serviceUrl('segment'),
+    GUIDEPOST_PROFILE_SERVICE_URL: serviceUrl('profile'),
+    // Every replica of a service is equal; the others call the first (production puts a Service in front).
+    GUIDEPOST_INGESTION_SERVICE_URL: serviceUrl('ingestion-0'),
+  };
+}
+
+/** Creates the database when missing; returns the server's URL pointing at it. */
+async function ensurePostgresDatabase(serverUrl: string, database: string): Promise<string> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Creates the database when missing; returns the server's URL with the database as its path. */
+async function ensureClickHouseDatabase(serverUrl: string, database: string): Promise<string> {
+  const url = new URL(serverUrl);
+  url.pathname = '/';
+  url.searchParams.set('query', `CREATE DATABASE IF NOT EXISTS ${database}`);
+  const response = await fetch(url, { method: 'POST' });
+  if (!response.ok) throw new Error(`ClickHouse refused CREATE DATABASE ${database}: ${response.status} ${await response.text()}`);
+  const withDatabase = new URL(serverUrl);
+  withDatabase.pathname = `/${database}`;
+  return withDatabase.toString().replace(/\/$/, '');
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** The folder holding `nx.json` above `from` (this file runs from its source in tests and from `dist/`). */
+function repositoryRoot(from: string): string {
+  for (let folder = from; folder !== dirname(folder); folder = dirname(folder)) {
+    if (existsSync(join(folder, 'nx.json'))) return folder;
+  }
+  throw new Error(`no nx.json above ${from}`);
+}

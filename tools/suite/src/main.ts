@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DistributedSuite } from './distributed-suite';
+import { infrastructureDir, loadInfrastructure } from './infrastructure';
+
+const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local]
+Brings up the distributed shape (gateway, content, segment, profile and ingestion services) against the
+servers that scripts/infra/start.sh runs, and keeps it in the foreground until Ctrl-C.`;
+
+/** `npm run suite`: the whole distributed suite on this machine, for trying it out. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' },
+      'ingestion-replicas': { type: 'string', default: '1' },
+      namespace: { type: 'string', default: 'local' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = positiveInteger(values.port, '--port');
+  const ingestionReplicas = positiveInteger(values['ingestion-replicas'], '--ingestion-replicas');
+  const runDir = join(infrastructureDir(), 'suite', values.namespace);
+  process.stdout.write(`Starting the distributed suite (logs in ${runDir}) ...\n`);
+  const suite = await DistributedSuite.start({
+    infrastructure: loadInfrastructure(),
+    namespace: values.namespace,
+    runDir,
+    ingestionReplicas,
+    gatewayPort: port,
+    adminToken: process.env['GUIDEPOST_ADMIN_TOKEN'],
+  });
+  process.stdout.write(
+    [
+      `Guidepost (distributed) is serving the API at ${suite.gatewayUrl}`,
+      `Admin token: ${suite.adminToken}`,
+      `Processes: ${suite.processNames.map((name) => `${name} ${suite.process(name).url}`).join(', ')}`,
+      'Ctrl-C stops the suite (the servers of scripts/infra keep running; scripts/infra/stop.sh stops them).',
+    ].join('\n') + '\n',
+  );
+  const stop = (): void => {
+    suite.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function positiveInteger(value: string, option: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${option} must be a positive integer, not ${value}`);
+  return parsed;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
