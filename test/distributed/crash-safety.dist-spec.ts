@@ -1,8 +1,7 @@
-import type { DistributedSuite } from '@guidepost/tools-suite';
 import { api, createAccount, eventually, expectJson, type JobDetail, type TestAccount } from '../e2e/support';
-import { completedJob, useServer } from '../e2e/support-segments';
+import { completedJob } from '../e2e/support-segments';
 import { ndjsonBody, startImport, userPath } from '../e2e/support-people';
-import { eventsFile, eventuallyStoredEvents, infrastructure, startSuite, storedNumbers, LOAD_RATE_LIMIT } from './support';
+import { eventsFile, eventuallyStoredEvents, infrastructure, storedNumbers, useSpecSuite } from './support';
 
 const IMPORT_ROWS = 200_000;
 
@@ -12,22 +11,10 @@ const IMPORT_ROWS = 200_000;
  * while events are tracked loses none of the acknowledged ones.
  */
 describe('crash safety', () => {
-  let suite: DistributedSuite;
-  let pointBack: () => void;
-  let account: TestAccount;
-
-  beforeAll(async () => {
-    suite = await startSuite({ env: LOAD_RATE_LIMIT });
-    pointBack = useServer({ baseUrl: suite.gatewayUrl, adminToken: suite.adminToken });
-    account = await createAccount();
-  }, 240_000);
-
-  afterAll(async () => {
-    pointBack?.();
-    await suite?.stop();
-  }, 120_000);
+  const spec = useSpecSuite();
 
   it('finishes an import interrupted by kill -9 with every row exactly once', async () => {
+    const { suite, account } = spec;
     const ingestion = suite.process('ingestion-0');
     const ack = await startImport(account, 'events', ndjsonBody(eventsFile(IMPORT_ROWS)));
     // Killed once the import is under way: some rows are stored, the job is not finished.
@@ -47,6 +34,7 @@ describe('crash safety', () => {
   }, 600_000);
 
   it('keeps every acknowledged event across a restart of the Kafka broker', async () => {
+    const { suite } = spec;
     // An account of its own, so that the store holds only the tracked events of this test.
     const tracker = new Tracker(await createAccount());
     const tracking = tracker.run();

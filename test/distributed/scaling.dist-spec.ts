@@ -1,8 +1,6 @@
-import type { DistributedSuite } from '@guidepost/tools-suite';
-import { createAccount, type TestAccount } from '../e2e/support';
-import { completedJob, useServer } from '../e2e/support-segments';
+import { completedJob } from '../e2e/support-segments';
 import { ndjsonBody, startImport } from '../e2e/support-people';
-import { eventsFile, eventuallyStoredEvents, metricTotal, startSuite, LOAD_RATE_LIMIT } from './support';
+import { eventsFile, eventuallyStoredEvents, metricTotal, useSpecSuite } from './support';
 
 /** The event sink's count of events it wrote to the event store, per process. */
 const SINK_EVENTS = 'guidepost_event_store_events_written_total';
@@ -14,22 +12,10 @@ const ROWS = 120_000;
  * sinks, and the event store ends with exactly one row per imported line.
  */
 describe('two ingestion replicas share one import', () => {
-  let suite: DistributedSuite;
-  let pointBack: () => void;
-  let account: TestAccount;
-
-  beforeAll(async () => {
-    suite = await startSuite({ ingestionReplicas: 2, env: LOAD_RATE_LIMIT });
-    pointBack = useServer({ baseUrl: suite.gatewayUrl, adminToken: suite.adminToken });
-    account = await createAccount();
-  }, 240_000);
-
-  afterAll(async () => {
-    pointBack?.();
-    await suite?.stop();
-  }, 120_000);
+  const spec = useSpecSuite({ ingestionReplicas: 2 });
 
   it('imports every row exactly once, with both replicas inserting events', async () => {
+    const { suite, account } = spec;
     const ack = await startImport(account, 'events', ndjsonBody(eventsFile(ROWS)));
     const { completed } = await completedJob(account, ack, 300_000);
     expect(completed.attributes).toMatchObject({ ingestions_completed: ROWS, ingestions_failed: 0 });

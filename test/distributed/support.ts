@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DistributedSuite, loadInfrastructure } from '@guidepost/tools-suite';
+import { createAccount, type TestAccount } from '../e2e/support';
+import { useServer } from '../e2e/support-segments';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 
 /** Out of the way of the load the scaling and crash specs make (the default is 60 requests a second per account). */
-export const LOAD_RATE_LIMIT = { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' };
+const LOAD_RATE_LIMIT = { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' };
 
 /**
  * A distributed suite of its own for one spec file: its own namespace (database, topics, bucket),
@@ -26,6 +28,40 @@ export async function startSuite(options: { ingestionReplicas?: number; env?: Re
     logLevel: 'info',
     env: options.env,
   });
+}
+
+/** What a spec file's suite gives its tests, once `beforeAll` has run. */
+export interface SpecSuite {
+  readonly suite: DistributedSuite;
+  /** An account made for the spec file. */
+  readonly account: TestAccount;
+}
+
+/**
+ * Runs a suite for the spec file: started before its tests (with an account, and the e2e client
+ * pointed at the gateway), stopped after them. Load specs get a rate limit out of their way.
+ */
+export function useSpecSuite(options: { ingestionReplicas?: number } = {}): SpecSuite {
+  const state: { suite?: DistributedSuite; account?: TestAccount; pointBack?: () => void } = {};
+  beforeAll(async () => {
+    state.suite = await startSuite({ ...options, env: LOAD_RATE_LIMIT });
+    state.pointBack = useServer({ baseUrl: state.suite.gatewayUrl, adminToken: state.suite.adminToken });
+    state.account = await createAccount();
+  }, 240_000);
+  afterAll(async () => {
+    state.pointBack?.();
+    await state.suite?.stop();
+  }, 120_000);
+  return {
+    get suite() {
+      if (!state.suite) throw new Error('the suite is not started yet (use it inside a test)');
+      return state.suite;
+    },
+    get account() {
+      if (!state.account) throw new Error('the suite is not started yet (use it inside a test)');
+      return state.account;
+    },
+  };
 }
 
 /** Runs a query against the suite's own ClickHouse database and returns its rows. */

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freeLoopbackPort } from '@guidepost/tools-suite';
 
 /** A Guidepost standalone process started for the suite. */
 export interface RunningServer {
@@ -168,17 +168,6 @@ async function logTail(logFile: string): Promise<string> {
   return text.split('\n').slice(-LOG_TAIL_LINES).join('\n');
 }
 
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
 
 export function delay(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));

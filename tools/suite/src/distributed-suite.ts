@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import type { Infrastructure } from './infrastructure';
+import { freeLoopbackPort } from './loopback-port';
 import { runToCompletion, ServiceProcess } from './service-process';
 
 /** The processes of the distributed shape, one build, one entry point each. */
@@ -164,18 +164,6 @@ async function ensureClickHouseDatabase(serverUrl: string, database: string): Pr
   const withDatabase = new URL(serverUrl);
   withDatabase.pathname = `/${database}`;
   return withDatabase.toString().replace(/\/$/, '');
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
 }
 
 /** The folder holding `nx.json` above `from` (this file runs from its source in tests and from `dist/`). */
