@@ -4,7 +4,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DistributedSuite, loadInfrastructure } from '@guidepost/tools-suite';
+// A relative path, not the alias: jest loads global set-up (e2e-global-setup uses this file) without its module mapping.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { DistributedSuite, loadInfrastructure } from '../../tools/suite/src';
 import { createAccount, type TestAccount } from '../e2e/support';
 import { useServer } from '../e2e/support-segments';
 

@@ -4,7 +4,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freeLoopbackPort } from '@guidepost/tools-suite';
+// A relative path, not the alias: jest loads global set-up (which starts this server) without its module mapping.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { freeLoopbackPort } from '../../../tools/suite/src/loopback-port';
 
 /** A Guidepost standalone process started for the suite. */
 export interface RunningServer {
