@@ -1,7 +1,7 @@
-import { api, createAccount, eventually, expectJson, type JobDetail, type TestAccount } from '../e2e/support';
+import { api, createAccount, eventually, expectJson, type JobDetail } from '../e2e/support';
 import { completedJob } from '../e2e/support-segments';
-import { ndjsonBody, startImport, userPath } from '../e2e/support-people';
-import { eventsFile, eventuallyStoredEvents, infrastructure, storedNumbers, useSpecSuite } from './support';
+import { ndjsonBody, startImport } from '../e2e/support-people';
+import { delay, eventsFile, eventuallyStoredEvents, infrastructure, storedNumbers, Tracker, useSpecSuite } from './support';
 
 const IMPORT_ROWS = 200_000;
 
@@ -54,35 +54,3 @@ describe('crash safety', () => {
     expect(acknowledged.filter((n) => !stored.has(n))).toEqual([]);
   }, 300_000);
 });
-
-/** Tracks numbered events with a few concurrent clients until stopped; remembers which were acknowledged (200). */
-class Tracker {
-  readonly acknowledged: number[] = [];
-  private next = 1;
-  private stopped = false;
-
-  constructor(readonly account: TestAccount) {}
-
-  async run(concurrency = 8): Promise<void> {
-    await Promise.all(Array.from({ length: concurrency }, () => this.client()));
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
-
-  private async client(): Promise<void> {
-    while (!this.stopped) {
-      const n = this.next++;
-      const response = await api(this.account, 'POST', userPath(`tracked-${n % 20}`, 'events'), {
-        json: { name: 'tick', timestamp: new Date().toISOString(), attributes: { n } },
-      }).catch(() => undefined);
-      if (response?.status === 200) this.acknowledged.push(n);
-      await response?.arrayBuffer();
-    }
-  }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}

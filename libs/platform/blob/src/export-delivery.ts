@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough, type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested } from '@guidepost/contracts-events';
+import { classifyFailure, reasonOf } from '@guidepost/platform-bus';
 import type { Transaction } from '@guidepost/platform-database';
 import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 import type { BlobStore } from './blob-store.port';
@@ -76,7 +77,9 @@ export async function storeExport(blobs: BlobStore, file: ExportFile, write: Exp
 
 /**
  * `storeExport` with up to `EXPORT_ATTEMPTS` attempts, waiting longer after each failure; the reason
- * to report when none succeeded. A job always ends: retrying forever would leave it in progress.
+ * to report when none succeeded, so that the job ends. A transient failure (the blob store, the event
+ * store or another service is unreachable) is thrown instead: the bus delivers the request again until
+ * the dependency is back, and the export is written then (to the same key, from the start).
  */
 export async function storeExportWithRetries(
   blobs: BlobStore,
@@ -87,8 +90,10 @@ export async function storeExportWithRetries(
     try {
       return await storeExport(blobs, file, write);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (attempt >= EXPORT_ATTEMPTS) return { reason: `The export could not be written (${attempt} attempts): ${message}` };
+      const failureClass = classifyFailure(error);
+      if (failureClass === 'transient') throw error;
+      const message = reasonOf(error);
+      if (failureClass === 'permanent' || attempt >= EXPORT_ATTEMPTS) return { reason: `The export could not be written (${attempt} attempts): ${message}` };
       logger.warn(`export ${file.key}, attempt ${attempt} failed, retrying: ${message}`);
       await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_DELAY_MS * attempt));
     }

@@ -7,9 +7,18 @@ interface SubscriptionBase<T extends Topic> {
   readonly topic: T;
   /** Consumer group: every group receives every message once; members of one group share them. */
   readonly group: string;
+  /**
+   * Called when a message is given up on (a permanent failure, or an unrecognised one that kept
+   * failing), before it is dead-lettered: a job worker ends its job `Failed` with the reason here, so
+   * that no job waits for ever. A message held back by a transient failure is never given up on.
+   */
+  readonly onGiveUp?: (message: BusMessage<PayloadOf<T>>, reason: string) => Promise<void>;
 }
 
-/** Handles one message at a time. Throwing means "not done": the message is delivered again later. */
+/**
+ * Handles one message at a time. Throwing means "not done": the message is delivered again later, for
+ * as long as the failure is transient (see `classifyFailure`), else until it is given up on.
+ */
 export interface SingleMessageSubscription<T extends Topic> extends SubscriptionBase<T> {
   readonly handle: (message: BusMessage<PayloadOf<T>>) => Promise<void>;
 }

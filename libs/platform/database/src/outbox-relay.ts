@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { MessageBus, OutgoingMessage } from '@guidepost/platform-bus';
+import { classifyFailure, type MessageBus, type OutgoingMessage, reasonOf } from '@guidepost/platform-bus';
 import { OutboxMessageEntity } from './messaging.entities';
 
 /**
@@ -11,12 +11,14 @@ import { OutboxMessageEntity } from './messaging.entities';
 const BATCH_SIZE = 16;
 const POLL_INTERVAL_MS = 250;
 /**
- * After this many failed deliveries a message is dead-lettered: kept with its reason, no longer
- * retried. A failure the bus marks `transient` (Kafka unreachable) never counts: an outage of any
- * length only delays the message.
+ * After this many unrecognised failures a message is dead-lettered: kept with its reason, no longer
+ * retried. A permanent failure is dead-lettered at once; a transient one (Kafka, or in the standalone
+ * shape a store a consumer needs, is unreachable) never counts: an outage of any length only delays
+ * the message, and the relay looks again at least every `MAX_TRANSIENT_BACKOFF_MS`.
  */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 60_000;
+const MAX_TRANSIENT_BACKOFF_MS = 5_000;
 
 interface PendingRow {
   sequence: string;
@@ -169,11 +171,10 @@ export class OutboxRelay {
 
   private async recordFailure(manager: EntityManager, row: PendingRow, error: unknown): Promise<void> {
     const attempts = row.attempts + 1;
-    const reason = error instanceof Error ? error.message : String(error);
-    const permanent = error instanceof Error && (error as { permanent?: boolean }).permanent === true;
-    const transient = error instanceof Error && (error as { transient?: boolean }).transient === true;
-    const dead = permanent || (!transient && attempts >= MAX_ATTEMPTS);
-    const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempts);
+    const reason = reasonOf(error);
+    const failureClass = classifyFailure(error);
+    const dead = failureClass === 'permanent' || (failureClass === 'unrecognised' && attempts >= MAX_ATTEMPTS);
+    const backoffMs = Math.min(failureClass === 'transient' ? MAX_TRANSIENT_BACKOFF_MS : MAX_BACKOFF_MS, 200 * 2 ** Math.min(attempts, 20));
     await manager.query(
       `UPDATE "${this.schema}".outbox_messages
           SET attempts = $2, last_error = $3,
@@ -182,7 +183,7 @@ export class OutboxRelay {
         WHERE sequence = $1`,
       [row.sequence, attempts, reason, String(backoffMs), dead],
     );
-    const what = `message ${row.id} on ${row.topic} (attempt ${attempts})`;
+    const what = `message ${row.id} on ${row.topic} (attempt ${attempts}, ${failureClass})`;
     if (dead) this.logger.error(`dead-lettered ${what}: ${reason}`);
     else this.logger.warn(`delivery of ${what} failed, retrying in ${backoffMs} ms: ${reason}`);
   }

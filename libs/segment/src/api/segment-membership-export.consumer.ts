@@ -9,7 +9,8 @@ export const MEMBERSHIP_EXPORT_GROUP = 'segment.membership-export';
 
 /**
  * Writes requested membership exports. The export runs inside the run-once transaction: a redelivered
- * request whose export already finished is skipped before any work, not exported again.
+ * request whose export already finished is skipped before any work, not exported again. A request
+ * given up on for good (dead-lettered) reports its job `Failed`, so no export waits for ever.
  */
 @Injectable()
 export class SegmentMembershipExportConsumer implements OnModuleInit {
@@ -25,6 +26,9 @@ export class SegmentMembershipExportConsumer implements OnModuleInit {
       group: MEMBERSHIP_EXPORT_GROUP,
       handle: async (message) => {
         await this.unitOfWork.runOnce(MEMBERSHIP_EXPORT_GROUP, message.id, (tx) => this.exports.run(tx, message.payload));
+      },
+      onGiveUp: async (message, reason) => {
+        await this.unitOfWork.runOnce(MEMBERSHIP_EXPORT_GROUP, message.id, (tx) => Promise.resolve(this.exports.giveUp(tx, message.payload, reason)));
       },
     });
   }

@@ -82,6 +82,11 @@ export class MembershipExportService {
     });
   }
 
+  /** Reports an export given up on for good (its request dead-lettered) as `Failed` with the reason. */
+  giveUp(tx: Transaction, request: ExportRequested, reason: string): void {
+    emitJobEvent(tx, { jobId: request.jobId, accountId: request.accountId }, failedEvent(`The export could not be written: ${reason}`, new Date()));
+  }
+
   private async write(request: ExportRequested, renderer: ExportRenderer, output: Writable): Promise<number> {
     const counter = { rows: 0 };
     await pipeline(Readable.from(this.render(request, renderer, counter), { objectMode: false }), output);

@@ -63,6 +63,13 @@ export class EventExportService {
   }
 }
 
+/** How to report an export given up on for good (its request dead-lettered): `Failed` with the reason. */
+export function exportGivenUp(request: ExportRequestedPayload, reason: string): ExportReport {
+  const job = { jobId: request.jobId, accountId: request.accountId };
+  const failedAt = new Date();
+  return (tx) => reportExportFailed(tx, job, `The export could not be written: ${reason}`, failedAt);
+}
+
 function exportQueryOf(request: ExportRequestedPayload): ExportQuery {
   return {
     accountId: request.accountId,

@@ -4,6 +4,7 @@ import { ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contr
 import { jobUrlOf } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
+import { TransientFailure } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import {
   csvRowBatches,
@@ -86,13 +87,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       this.logger.log(`import job ${staged.jobId} is ${job ? job.status : 'unknown'}: nothing to do`);
       return;
     }
-    const run: ImportRun = {
-      staged,
-      stagedAt: new Date(staged.stagedAt),
-      tally: new ImportTally(staged.bytes),
-      failuresUrl: `${jobUrlOf(this.config.publicUrl, staged.accountId, staged.jobId)}/failures`,
-      messageIds: [],
-    };
+    const run = this.startRun(staged);
     this.logger.log(`importing ${staged.kind} of job ${staged.jobId} (${staged.bytes} bytes of ${staged.format})`);
     try {
       await this.importFile(run);
@@ -110,6 +105,27 @@ export class ImportWorker implements BeforeApplicationShutdown {
       `imported job ${staged.jobId}: ${tally.completed} rows, ${tally.failed} failed, ${tally.filtered} filtered, ${tally.requestsFailed} batches not published`,
     );
     await this.report(run, importCompletedEvent(tally, run.stagedAt, new Date(), run.failuresUrl));
+  }
+
+  /**
+   * The import was given up on (its message dead-lettered after a permanent failure): the job ends
+   * `Failed` with the reason, so that no client waits for it for ever. A transient failure (a store
+   * down) never gets here: the import is retried until the store is back.
+   */
+  async giveUp(staged: StagedImport, reason: string): Promise<void> {
+    const run = this.startRun(staged);
+    this.logger.warn(`import job ${staged.jobId} was given up on: ${reason}`);
+    await this.report(run, importFailedEvent(`The import could not be completed: ${reason}`, run.tally, run.stagedAt, new Date(), run.failuresUrl));
+  }
+
+  private startRun(staged: StagedImport): ImportRun {
+    return {
+      staged,
+      stagedAt: new Date(staged.stagedAt),
+      tally: new ImportTally(staged.bytes),
+      failuresUrl: `${jobUrlOf(this.config.publicUrl, staged.accountId, staged.jobId)}/failures`,
+      messageIds: [],
+    };
   }
 
   private async importFile(run: ImportRun): Promise<void> {
@@ -254,8 +270,11 @@ async function* countedBytes(stream: Readable, tally: ImportTally): AsyncGenerat
   }
 }
 
-/** The process is stopping; the import is taken up again (from the start, idempotently) after the restart. */
-class ImportInterruptedError extends Error {
+/**
+ * The process is stopping; the import is taken up again (from the start, idempotently) after the
+ * restart. Transient: the message must be delivered again, never given up on.
+ */
+class ImportInterruptedError extends TransientFailure {
   constructor(jobId: string) {
     super(`import job ${jobId} was interrupted by the shutdown; it resumes after the restart`);
     this.name = 'ImportInterruptedError';

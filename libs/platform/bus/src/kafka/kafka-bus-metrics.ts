@@ -12,7 +12,8 @@ type ConsumerLabel = 'topic' | 'group';
 export class KafkaBusMetrics {
   readonly published: Counter<TopicLabel>;
   readonly consumed: Counter<ConsumerLabel>;
-  readonly handlerFailures: Counter<ConsumerLabel>;
+  readonly handlerFailures: Counter<ConsumerLabel | 'class'>;
+  readonly waiting: Gauge<ConsumerLabel>;
   readonly deadLettered: Counter<ConsumerLabel>;
   readonly lag: Gauge<ConsumerLabel | 'partition'>;
   readonly handleDuration: Histogram<ConsumerLabel>;
@@ -30,8 +31,14 @@ export class KafkaBusMetrics {
     });
     this.handlerFailures = registry.counter({
       name: 'guidepost_bus_handler_failures_total',
-      help: 'Handler runs that threw (each retry counts), by topic and consumer group',
+      help: 'Handler runs that threw (each retry counts), by topic, consumer group and failure class (transient, permanent, unrecognised)',
+      labelNames: ['topic', 'group', 'class'],
+    });
+    this.waiting = new Gauge({
+      name: 'guidepost_bus_consumer_waiting',
+      help: '1 while a consumer group holds a message back because a dependency it needs is unavailable (it retries until it is back)',
       labelNames: ['topic', 'group'],
+      registers: [registry],
     });
     this.deadLettered = registry.counter({
       name: 'guidepost_bus_dead_letters_total',

@@ -28,7 +28,7 @@ import { kafkaLogCreator } from './kafka-log';
 import { produceRequestsOf } from './kafka-records';
 import { createMissingTopics, KafkaNames, MAX_MESSAGE_BYTES, type TopicLayout } from './kafka-topics';
 import { PermanentPublishError, publishFailure } from './publish-errors';
-import { HANDLER_RETRY, type RetryPolicy } from './retry';
+import { HANDLER_RETRY, type RetryPolicy } from '../delivery/retry';
 import { SubscriptionConsumer } from './subscription-consumer';
 
 export interface KafkaBusOptions {

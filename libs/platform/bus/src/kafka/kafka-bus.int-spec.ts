@@ -9,7 +9,7 @@ import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { MessageBus } from '../message-bus.port';
 import { KafkaBusModule, KafkaBusReadiness } from './kafka-bus.module';
-import type { RetryPolicy } from './retry';
+import type { RetryPolicy } from '../delivery/retry';
 
 const MiB = 1024 * 1024;
 const BROKERS = (process.env['GUIDEPOST_KAFKA_BROKERS'] ?? '').split(',');

@@ -1,4 +1,4 @@
-import { reasonOf } from './retry';
+import { errorChain, PermanentFailure, reasonOf, TransientFailure } from '../delivery/failure-class';
 
 /**
  * Broker answers that sending the same messages again can never change: the outbox relay dead-letters
@@ -6,9 +6,8 @@ import { reasonOf } from './retry';
  */
 const NEVER_SUCCEEDS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'INVALID_RECORD']);
 
-/** A publish that can never succeed; `permanent` is what the outbox relay looks for. */
-export class PermanentPublishError extends Error {
-  readonly permanent = true;
+/** A publish that can never succeed: the outbox relay dead-letters it at once. */
+export class PermanentPublishError extends PermanentFailure {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'PermanentPublishError';
@@ -16,11 +15,10 @@ export class PermanentPublishError extends Error {
 }
 
 /**
- * A publish that failed for a reason that passes (the broker is down or moving leaders); `transient`
- * tells the outbox relay to keep retrying it however long the outage lasts, never to dead-letter it.
+ * A publish that failed for a reason that passes (the broker is down or moving leaders): the outbox
+ * relay keeps retrying it however long the outage lasts, never dead-letters it.
  */
-export class TransientPublishError extends Error {
-  readonly transient = true;
+export class TransientPublishError extends TransientFailure {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'TransientPublishError';
@@ -29,24 +27,10 @@ export class TransientPublishError extends Error {
 
 /** The error to throw for a failed produce request: permanent when Kafka said it can never succeed, else transient. */
 export function publishFailure(error: unknown, topics: readonly string[]): Error {
-  const permanent = [...errorChain(error)].find((link) => {
+  const permanent = errorChain(error).find((link) => {
     const type = (link as { type?: unknown }).type;
     return typeof type === 'string' && NEVER_SUCCEEDS.has(type);
   });
   if (!permanent) return new TransientPublishError(`publishing to ${topics.join(', ')} failed: ${reasonOf(error)}`, { cause: error });
   return new PermanentPublishError(`publishing to ${topics.join(', ')} can never succeed: ${reasonOf(permanent)}`, { cause: error });
-}
-
-/** The error, its causes, and the errors it aggregates (kafkajs wraps protocol errors in retry and aggregate errors). */
-function errorChain(error: unknown): Set<unknown> {
-  const chain = new Set<unknown>();
-  const pending = [error];
-  while (pending.length > 0) {
-    const link = pending.pop();
-    if (link === null || typeof link !== 'object' || chain.has(link)) continue;
-    chain.add(link);
-    const { cause, errors } = link as { cause?: unknown; errors?: unknown };
-    pending.push(cause, ...(Array.isArray(errors) ? (errors as unknown[]) : []));
-  }
-  return chain;
 }

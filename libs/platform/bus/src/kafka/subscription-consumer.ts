@@ -6,8 +6,8 @@ import { assertValidPayload } from '../payload-validator';
 import type { KafkaBusMetrics } from './kafka-bus-metrics';
 import type { KafkaNames } from './kafka-topics';
 import { deadLetterRecord, EnvelopeHeader, fromRecord, headerText, lagBefore, offsetAfter } from './kafka-records';
-import { deliverAsBatch, deliverOneByOne, type DeliverySteps, type ReceivedRecord } from './partition-delivery';
-import { attemptWithBackoff, type AttemptOutcome, reasonOf, type RetryPolicy } from './retry';
+import { deliverAsBatch, deliverOneByOne, type DeliverySteps, type ReceivedRecord } from '../delivery/partition-delivery';
+import { attemptWithBackoff, type AttemptOutcome, reasonOf, type RetryPolicy } from '../delivery/retry';
 
 /**
  * kafkajs' defaults, stated because the heartbeat loop below relies on them: a member that sends no
@@ -164,8 +164,9 @@ export class SubscriptionConsumer {
 
   private stepsFor(payload: EachBatchPayload): DeliverySteps<BusMessage, KafkaRecord> {
     const { partition, highWatermark } = payload.batch;
+    const stillOwned = (): boolean => payload.isRunning() && !payload.isStale();
     return {
-      attempt: (messages) => this.attempt(messages),
+      attempt: (messages) => this.attempt(messages, stillOwned),
       deadLetter: (record, reason, attempts) => this.deadLetter(record, partition, reason, attempts),
       commitThrough: async (offset) => {
         payload.resolveOffset(offset);
@@ -181,23 +182,35 @@ export class SubscriptionConsumer {
         this.recordLag(partition, highWatermark, next);
         return true;
       },
-      isRunning: () => !this.stopping.signal.aborted && payload.isRunning() && !payload.isStale(),
+      isRunning: () => !this.stopping.signal.aborted && stillOwned(),
     };
   }
 
-  private async attempt(messages: readonly BusMessage[]): Promise<AttemptOutcome> {
+  /**
+   * Runs the handler under the retry policy. While a dependency is down (a transient failure) the
+   * messages are retried for as long as it lasts and nothing after them is committed: the group's lag
+   * grows, `guidepost_bus_consumer_waiting` says it is waiting, and the log says on what.
+   */
+  private async attempt(messages: readonly BusMessage[], stillOwned: () => boolean): Promise<AttemptOutcome> {
     const what = messages.length === 1 ? `message ${messages[0].id}` : `batch of ${messages.length} messages from ${messages[0].id}`;
-    const outcome = await attemptWithBackoff(() => this.runHandler(messages), this.dependencies.retry, {
-      stopping: this.stopping.signal,
-      onFailure: (error, attempt, retryInMs) => {
-        this.dependencies.metrics.handlerFailures.inc(this.labels);
-        if (retryInMs === undefined) return;
-        const attempts = `attempt ${attempt} of ${this.dependencies.retry.attempts}`;
-        this.logger.warn(`${this.kafkaGroup} failed on ${what} of ${this.kafkaTopic} (${attempts}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
-      },
-    });
-    if (outcome.kind === 'done') this.dependencies.metrics.consumed.inc(this.labels, messages.length);
-    return outcome;
+    const { metrics, retry } = this.dependencies;
+    try {
+      const outcome = await attemptWithBackoff(() => this.runHandler(messages), retry, {
+        stopping: this.stopping.signal,
+        stillOwned,
+        onFailure: (error, { attempt, failureClass, retryInMs }) => {
+          metrics.handlerFailures.inc({ ...this.labels, class: failureClass });
+          if (retryInMs === undefined) return;
+          metrics.waiting.set(this.labels, failureClass === 'transient' ? 1 : 0);
+          const which = failureClass === 'transient' ? `attempt ${attempt}, a dependency is unavailable` : `attempt ${attempt} of ${retry.attempts}`;
+          this.logger.warn(`${this.kafkaGroup} failed on ${what} of ${this.kafkaTopic} (${which}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+        },
+      });
+      if (outcome.kind === 'done') metrics.consumed.inc(this.labels, messages.length);
+      return outcome;
+    } finally {
+      metrics.waiting.set(this.labels, 0);
+    }
   }
 
   private async runHandler(messages: readonly BusMessage[]): Promise<void> {
@@ -210,7 +223,15 @@ export class SubscriptionConsumer {
     }
   }
 
+  /**
+   * Gives a message up: the subscription is told first (a job worker ends its job as failed, so no job
+   * waits for ever), then the message goes to its dead-letter topic with the reason, where it can be
+   * looked at and replayed.
+   */
   private async deadLetter(record: KafkaRecord, partition: number, reason: string, attempts: number): Promise<void> {
+    if ('message' in record.decoded && this.subscription.onGiveUp) {
+      await this.subscription.onGiveUp(record.decoded.message, reason);
+    }
     const deadLetterTopic = this.dependencies.names.deadLetterTopic(this.labels.topic);
     const where = { topic: this.kafkaTopic, partition, offset: record.offset, group: this.kafkaGroup };
     await this.dependencies.sendDeadLetter(deadLetterTopic, deadLetterRecord(record.raw, { ...where, reason, attempts, failedAt: new Date() }));

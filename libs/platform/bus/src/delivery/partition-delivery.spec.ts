@@ -22,7 +22,7 @@ function partition(options: { poison?: string[]; stopsDuring?: string; failCommi
         return Promise.resolve({ kind: 'abandoned' });
       }
       const bad = messages.find((m) => options.poison?.includes(m));
-      return Promise.resolve(bad ? { kind: 'failed', reason: `${bad} is poison`, attempts: 5 } : { kind: 'done' });
+      return Promise.resolve(bad ? { kind: 'failed', reason: `${bad} is poison`, attempts: 5, failureClass: 'unrecognised' } : { kind: 'done' });
     },
     deadLetter: (record, reason, attempts) => {
       journal.push(`dead-letter ${record.offset} (${attempts}): ${reason}`);

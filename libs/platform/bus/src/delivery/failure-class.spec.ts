@@ -1,0 +1,111 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@clickhouse/client';
+import { Client as MinioClient } from 'minio';
+import { Client as PgClient } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { InvalidMessageError } from '../payload-validator';
+import { PermanentPublishError, TransientPublishError } from '../kafka/publish-errors';
+import { classifyFailure, PermanentFailure, TransientFailure } from './failure-class';
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** A driver error as pg raises it, wrapped by TypeORM as it does for a failed query. */
+function queryFailed(code: string, message: string): QueryFailedError {
+  return new QueryFailedError('INSERT ...', [], Object.assign(new Error(message), { code }));
+}
+
+describe('classifyFailure', () => {
+  describe('a dependency that is down is transient, as each client really reports it', () => {
+    it('PostgreSQL refusing connections (pg)', async () => {
+      const client = new PgClient({ host: '127.0.0.1', port: await closedPort(), connectionTimeoutMillis: 2_000 });
+      expect(classifyFailure(await failureOf(client.connect()))).toBe('transient');
+    });
+
+    it('ClickHouse refusing connections (@clickhouse/client over HTTP)', async () => {
+      const client = createClient({ url: `http://127.0.0.1:${await closedPort()}`, request_timeout: 2_000 });
+      try {
+        expect(classifyFailure(await failureOf(client.command({ query: 'SELECT 1' })))).toBe('transient');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('MinIO refusing connections (minio)', async () => {
+      const minio = new MinioClient({ endPoint: '127.0.0.1', port: await closedPort(), useSSL: false, accessKey: 'k', secretKey: 'secret-key' });
+      expect(classifyFailure(await failureOf(minio.bucketExists('guidepost')))).toBe('transient');
+    });
+
+    it('another service refusing connections (fetch)', async () => {
+      expect(classifyFailure(await failureOf(fetch(`http://127.0.0.1:${await closedPort()}/`)))).toBe('transient');
+    });
+
+    it('PostgreSQL shutting down, starting, out of connections, or losing a race (SQLSTATE)', () => {
+      for (const code of ['57P01', '57P03', '08006', '53300', '40001', '40P01']) {
+        expect(classifyFailure(queryFailed(code, 'server says no'))).toBe('transient');
+      }
+      expect(classifyFailure(new Error('Connection terminated unexpectedly'))).toBe('transient');
+    });
+
+    it('ClickHouse overloaded or timing out (exception codes)', () => {
+      for (const code of ['159', '202', '210', '241', '252']) {
+        expect(classifyFailure(Object.assign(new Error('ClickHouse says no'), { code, type: 'X' }))).toBe('transient');
+      }
+    });
+
+    it('MinIO busy or starting (S3 codes), kafkajs retriable errors, and the bus own transient publish', () => {
+      expect(classifyFailure(Object.assign(new Error('Please reduce your request rate'), { code: 'SlowDown' }))).toBe('transient');
+      expect(classifyFailure(Object.assign(new Error('Server not initialized'), { code: 'XMinioServerNotInitialized' }))).toBe('transient');
+      expect(classifyFailure(Object.assign(new Error('leader moved'), { name: 'KafkaJSProtocolError', retriable: true }))).toBe('transient');
+      expect(classifyFailure(new TransientPublishError('broker down'))).toBe('transient');
+      expect(classifyFailure(new TransientFailure('the process is stopping'))).toBe('transient');
+    });
+
+    it('looks through causes and aggregated errors', () => {
+      const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      expect(classifyFailure(new Error('the import failed', { cause: refused }))).toBe('transient');
+      expect(classifyFailure(new AggregateError([new Error('x'), refused], 'all failed'))).toBe('transient');
+    });
+  });
+
+  describe('a message that can never be handled is permanent', () => {
+    it('says so itself', () => {
+      expect(classifyFailure(new PermanentFailure('cannot be stored'))).toBe('permanent');
+      expect(classifyFailure(new PermanentPublishError('too large'))).toBe('permanent');
+      expect(classifyFailure(new InvalidMessageError('t', 'm', 'missing field'))).toBe('permanent');
+      expect(classifyFailure(Object.assign(new Error('mailbox does not exist'), { permanent: true }))).toBe('permanent');
+    });
+
+    it('holds data PostgreSQL cannot store (data exceptions, program limits)', () => {
+      expect(classifyFailure(queryFailed('22P05', 'unsupported Unicode escape sequence'))).toBe('permanent');
+      expect(classifyFailure(queryFailed('54000', 'index row size exceeds maximum'))).toBe('permanent');
+    });
+
+    it('the outermost mark wins over what it wraps', () => {
+      const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      expect(classifyFailure(new PermanentFailure('given up', { cause: refused }))).toBe('permanent');
+    });
+  });
+
+  it('anything else is unrecognised: retried a few times, then dead-lettered', () => {
+    expect(classifyFailure(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe('unrecognised');
+    expect(classifyFailure(queryFailed('23505', 'duplicate key value violates unique constraint'))).toBe('unrecognised');
+    expect(classifyFailure('a string')).toBe('unrecognised');
+  });
+});

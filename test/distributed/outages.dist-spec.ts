@@ -1,0 +1,53 @@
+import { createAccount } from '../e2e/support';
+import { completedJob } from '../e2e/support-segments';
+import { ndjsonBody, startImport } from '../e2e/support-people';
+import { delay, eventsFile, eventuallyStoredEvents, infrastructure, storedEvents, storedNumbers, Tracker, useSpecSuite } from './support';
+
+/** Longer than a minute, as the promise says: far past every in-process retry budget the services had. */
+const OUTAGE_MS = Number(process.env['GUIDEPOST_OUTAGE_SECONDS'] ?? '65') * 1_000;
+const IMPORT_ROWS = 60_000;
+
+/**
+ * Nothing acknowledged is lost when a store goes away: each server the distributed shape depends on is
+ * stopped for longer than a minute while clients track events and an import is being read, then
+ * started again. Afterwards every acknowledged event and every imported row is stored exactly once,
+ * and the import's job completes (it waited for the store instead of giving its rows up).
+ */
+describe('outages of the stores', () => {
+  const spec = useSpecSuite();
+
+  it.each(['clickhouse', 'postgres', 'minio', 'kafka'] as const)(
+    'loses nothing acknowledged while %s is down for over a minute',
+    async (server) => {
+      const { suite } = spec;
+      const tracker = new Tracker(await createAccount());
+      const importer = await createAccount();
+      const tracking = tracker.run();
+      const ack = await startImport(importer, 'events', ndjsonBody(eventsFile(IMPORT_ROWS)));
+      await delay(500);
+
+      await infrastructure('stop', server);
+      await delay(OUTAGE_MS);
+      await infrastructure('start', server);
+      await delay(3_000);
+      tracker.stop();
+      await tracking;
+
+      const { completed } = await completedJob(importer, ack, 300_000);
+      expect(completed.attributes).toMatchObject({ ingestions_completed: IMPORT_ROWS, ingestions_failed: 0, requests_failed: 0 });
+      const imported = await eventuallyStoredEvents(suite, importer.id, IMPORT_ROWS);
+      expect(imported).toEqual({ rows: IMPORT_ROWS, distinct_ids: IMPORT_ROWS, min_n: 1, max_n: IMPORT_ROWS });
+
+      const acknowledged = [...tracker.acknowledged].sort((a, b) => a - b);
+      expect(acknowledged.length).toBeGreaterThan(50);
+      await eventuallyStoredEvents(suite, tracker.account.id, acknowledged.length);
+      const stored = await storedNumbers(suite, tracker.account.id);
+      const storedSet = new Set(stored);
+      expect(acknowledged.filter((n) => !storedSet.has(n))).toEqual([]);
+      // Exactly once: no event id twice, whatever was redelivered.
+      const { rows, distinct_ids } = await storedEvents(suite, tracker.account.id);
+      expect(rows).toBe(distinct_ids);
+    },
+    OUTAGE_MS + 420_000,
+  );
+});
