@@ -1,12 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { type BusMessage, JobEventRecorded, MailRequested, type Topic } from '@guidepost/contracts-events';
-import { type CreatedJob, type Event, JobRegistryClient } from '@guidepost/contracts-http';
+import type { CreatedJob, Event } from '@guidepost/contracts-http';
 import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob, type SignedBlobLink } from '@guidepost/platform-blob';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-http';
 import type { EntityManager } from 'typeorm';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';
+import type { JobRegistry } from '../../jobs/application/job-registry.service';
 import type { ExportRequestedPayload, ExportRequestFields } from './export-request';
 import { EventExportService } from './event-export.service';
 
@@ -67,10 +68,13 @@ class MemoryBlobStore extends BlobStore {
   }
 }
 
-class CountingJobs extends JobRegistryClient {
+/** Stands in for the job registry; remembers the transaction each job was created in. */
+class CountingJobs {
   created = 0;
-  createJob(): Promise<CreatedJob> {
+  readonly transactions: (Transaction | undefined)[] = [];
+  createJob(_input: unknown, tx?: Transaction): Promise<CreatedJob> {
     this.created += 1;
+    this.transactions.push(tx);
     return Promise.resolve({ id: `job-${this.created}`, startedAt: new Date().toISOString() });
   }
 }
@@ -98,7 +102,7 @@ function setUp(rows = 3) {
   const jobs = new CountingJobs();
   const { tx, emitted } = recordingTransaction();
   const unitOfWork = { run: <R>(work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
-  return { service: new EventExportService(events, blobs, jobs, unitOfWork), events, blobs, jobs, tx, emitted };
+  return { service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork), events, blobs, jobs, tx, emitted };
 }
 
 const requested = (overrides: Partial<ExportRequestedPayload> = {}): ExportRequestedPayload => ({
@@ -119,10 +123,11 @@ const requested = (overrides: Partial<ExportRequestedPayload> = {}): ExportReque
 const validRequest: ExportRequestFields = { format: 'csv', conditions: [], start_time: '2024-03-01T00:00:00Z', email: 'ops@example.com' };
 
 describe('EventExportService.request', () => {
-  it('creates the job and announces the resolved request under a deterministic id', async () => {
-    const { service, emitted } = setUp();
+  it('creates the job and announces the resolved request under a deterministic id, in one transaction', async () => {
+    const { service, emitted, jobs, tx } = setUp();
     const job = await service.request('acme', validRequest);
     expect(job.id).toBe('job-1');
+    expect(jobs.transactions).toEqual([tx]);
     expect(emitted).toEqual([
       {
         topic: 'guidepost.ingestion.event-export-requested.v1',

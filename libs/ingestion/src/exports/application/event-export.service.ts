@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EventExportRequested } from '@guidepost/contracts-events';
-import { type CreatedJob, type ExportCondition, JobName, JobRegistryClient } from '@guidepost/contracts-http';
+import { type CreatedJob, type ExportCondition, JobName } from '@guidepost/contracts-http';
 import { BlobStore, exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { EXPORT_FILE_TYPES } from '../domain/export-file';
@@ -22,7 +23,7 @@ export class EventExportService {
   constructor(
     private readonly events: EventStore,
     private readonly blobs: BlobStore,
-    private readonly jobs: JobRegistryClient,
+    private readonly jobs: JobRegistry,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 
@@ -32,7 +33,7 @@ export class EventExportService {
     compileExportConditions(request.conditions);
     const resolved = resolveExportRequest(request);
     return this.unitOfWork.run(async (tx) => {
-      const job = await this.jobs.createJob({ accountId, name: JobName.ExportEvents });
+      const job = await this.jobs.createJob({ accountId, name: JobName.ExportEvents }, tx);
       const payload = { accountId, jobId: job.id, ...resolved, requestedAt: new Date().toISOString() };
       tx.emit(EventExportRequested, job.id, payload, `${job.id}:export-requested`);
       return job;

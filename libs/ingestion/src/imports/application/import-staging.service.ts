@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ImportKind, ImportStaged } from '@guidepost/contracts-events';
-import { type CreatedJob, JobName, JobRegistryClient } from '@guidepost/contracts-http';
+import { type CreatedJob, JobName } from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError, type InboundBody, type RecordFormat } from '@guidepost/platform-http';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { importBlobKey } from '../domain/import-blob-key';
 import { withContent } from './upload-content';
 
@@ -27,7 +28,7 @@ const CONTENT_TYPES: Readonly<Record<RecordFormat, string>> = { ndjson: 'applica
 export class ImportStaging {
   constructor(
     private readonly blobs: BlobStore,
-    private readonly jobs: JobRegistryClient,
+    private readonly jobs: JobRegistry,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 
@@ -40,7 +41,7 @@ export class ImportStaging {
     const blobKey = importBlobKey(accountId, randomUUID(), body.format);
     const { bytes } = await this.blobs.put(blobKey, upload, CONTENT_TYPES[body.format]);
     return this.unitOfWork.run(async (tx) => {
-      const job = await this.jobs.createJob({ accountId, name: JOB_NAMES[kind] });
+      const job = await this.jobs.createJob({ accountId, name: JOB_NAMES[kind] }, tx);
       const payload = { accountId, jobId: job.id, kind, format: body.format, blobKey, bytes, stagedAt: job.startedAt };
       tx.emit(ImportStaged, job.id, payload, `${job.id}:staged`);
       return job;

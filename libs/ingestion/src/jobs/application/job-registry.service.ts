@@ -21,7 +21,12 @@ export class JobRegistry implements JobRegistryClient {
 
   constructor(private readonly jobs: JobRepository) {}
 
-  async createJob(input: { readonly accountId: string; readonly name: string }): Promise<CreatedJob> {
+  /**
+   * Creates a job. The ingestion service's own work passes its transaction, so that the job and the
+   * work it stands for commit together or not at all (a request that fails after validation leaves no
+   * job behind); other services call without one, over the internal API.
+   */
+  async createJob(input: { readonly accountId: string; readonly name: string }, tx?: Transaction): Promise<CreatedJob> {
     const job: JobEntity = {
       id: randomUUID(),
       accountId: input.accountId,
@@ -29,7 +34,7 @@ export class JobRegistry implements JobRegistryClient {
       startedAt: new Date(),
       status: INITIAL_JOB_STATUS,
     };
-    await this.jobs.insert(job);
+    await this.jobs.insert(job, tx?.manager);
     return { id: job.id, startedAt: job.startedAt.toISOString() };
   }
 

@@ -16,8 +16,9 @@ export class JobRepository {
     @InjectRepository(JobEventEntity, INGESTION_SCHEMA) private readonly events: Repository<JobEventEntity>,
   ) {}
 
-  async insert(job: JobEntity): Promise<void> {
-    await this.jobs.insert(job);
+  /** Inserts the job, in the caller's transaction when one is given. */
+  async insert(job: JobEntity, manager?: EntityManager): Promise<void> {
+    await (manager ? manager.getRepository(JobEntity) : this.jobs).insert(job);
   }
 
   findRecent(accountId: string, limit: number): Promise<JobEntity[]> {
