@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough, type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested } from '@guidepost/contracts-events';
-import { classifyFailure, reasonOf } from '@guidepost/platform-bus';
+import { classifyFailure, reasonOf } from '@guidepost/platform-failures';
 import type { Transaction } from '@guidepost/platform-database';
 import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 import type { BlobStore } from './blob-store.port';

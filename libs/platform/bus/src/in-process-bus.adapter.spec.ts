@@ -1,5 +1,5 @@
 import { type BusMessage, MailRequested, type PayloadOf } from '@guidepost/contracts-events';
-import { classifyFailure, PermanentFailure, TransientFailure } from './delivery/failure-class';
+import { classifyFailure, PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
 import { InProcessBus } from './in-process-bus.adapter';
 
 type Mail = BusMessage<PayloadOf<typeof MailRequested>>;

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { BusMessage, Topic } from '@guidepost/contracts-events';
-import { PermanentFailure, TransientFailure } from './delivery/failure-class';
+import { PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
 import { deliverAsBatch, deliverOneByOne, type DeliverySteps, type ReceivedRecord } from './delivery/partition-delivery';
 import { attemptWithBackoff, HANDLER_RETRY, reasonOf } from './delivery/retry';
 import { MessageBus, type OutgoingMessage, type Subscription } from './message-bus.port';

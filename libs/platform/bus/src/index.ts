@@ -3,4 +3,3 @@ export { InProcessBus } from './in-process-bus.adapter';
 export { InProcessBusModule } from './bus.module';
 export { InvalidMessageError, assertValidPayload } from './payload-validator';
 export { KafkaBusModule, type KafkaBusModuleOptions } from './kafka/kafka-bus.module';
-export { classifyFailure, type FailureClass, PermanentFailure, TransientFailure, reasonOf } from './delivery/failure-class';

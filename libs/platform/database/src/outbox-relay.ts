@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { classifyFailure, type MessageBus, type OutgoingMessage, reasonOf } from '@guidepost/platform-bus';
+import type { MessageBus, OutgoingMessage } from '@guidepost/platform-bus';
+import { classifyFailure, reasonOf } from '@guidepost/platform-failures';
 import { OutboxMessageEntity } from './messaging.entities';
 
 /**

@@ -4,7 +4,7 @@ import { ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contr
 import { jobUrlOf } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
-import { TransientFailure } from '@guidepost/platform-bus';
+import { TransientFailure } from '@guidepost/platform-failures';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import {
   csvRowBatches,

@@ -1,4 +1,4 @@
-import { PermanentFailure, TransientFailure } from './failure-class';
+import { PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
 import { attemptWithBackoff, backoffDelayMs, HANDLER_RETRY, type RetryPolicy } from './retry';
 
 const FAST: RetryPolicy = { attempts: 4, firstDelayMs: 1, maxDelayMs: 2 };

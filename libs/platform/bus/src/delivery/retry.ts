@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { classifyFailure, type FailureClass, reasonOf } from './failure-class';
+import { classifyFailure, type FailureClass, reasonOf } from '@guidepost/platform-failures';
 
 export { reasonOf };
 

@@ -1,4 +1,4 @@
-import { errorChain, PermanentFailure, reasonOf, TransientFailure } from '../delivery/failure-class';
+import { errorChain, PermanentFailure, reasonOf, TransientFailure } from '@guidepost/platform-failures';
 
 /**
  * Broker answers that sending the same messages again can never change: the outbox relay dead-letters

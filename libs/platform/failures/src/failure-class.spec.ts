@@ -4,8 +4,6 @@ import { createClient } from '@clickhouse/client';
 import { Client as MinioClient } from 'minio';
 import { Client as PgClient } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { InvalidMessageError } from '../payload-validator';
-import { PermanentPublishError, TransientPublishError } from '../kafka/publish-errors';
 import { classifyFailure, PermanentFailure, TransientFailure } from './failure-class';
 
 /** A loopback port nothing listens on (it was free a moment ago). */
@@ -69,11 +67,10 @@ describe('classifyFailure', () => {
       }
     });
 
-    it('MinIO busy or starting (S3 codes), kafkajs retriable errors, and the bus own transient publish', () => {
+    it('MinIO busy or starting (S3 codes) and kafkajs retriable errors', () => {
       expect(classifyFailure(Object.assign(new Error('Please reduce your request rate'), { code: 'SlowDown' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('Server not initialized'), { code: 'XMinioServerNotInitialized' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('leader moved'), { name: 'KafkaJSProtocolError', retriable: true }))).toBe('transient');
-      expect(classifyFailure(new TransientPublishError('broker down'))).toBe('transient');
       expect(classifyFailure(new TransientFailure('the process is stopping'))).toBe('transient');
     });
 
@@ -87,8 +84,6 @@ describe('classifyFailure', () => {
   describe('a message that can never be handled is permanent', () => {
     it('says so itself', () => {
       expect(classifyFailure(new PermanentFailure('cannot be stored'))).toBe('permanent');
-      expect(classifyFailure(new PermanentPublishError('too large'))).toBe('permanent');
-      expect(classifyFailure(new InvalidMessageError('t', 'm', 'missing field'))).toBe('permanent');
       expect(classifyFailure(Object.assign(new Error('mailbox does not exist'), { permanent: true }))).toBe('permanent');
     });
 

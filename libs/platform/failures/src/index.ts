@@ -1,0 +1,1 @@
+export { classifyFailure, errorChain, type FailureClass, PermanentFailure, reasonOf, TransientFailure } from './failure-class';
