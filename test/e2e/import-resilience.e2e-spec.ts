@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   api,
   createAccount,
@@ -120,6 +122,19 @@ describe('malformed import files', () => {
     expect(failed?.attributes['reason']).toMatch(reason);
     failedJobIds.push(job.id);
     await expectStillServing();
+  });
+
+  it('keeps no staged upload once its job has ended, completed or failed', async () => {
+    // Every import of this file has ended by now (the folder holds their accounts); the worker deletes
+    // an upload right after its job's outcome.
+    const staged = join(running?.dataDir ?? '', 'blobs', 'objects', 'imports');
+    const left = await eventually(async () => {
+      const files = await readdir(staged, { recursive: true, withFileTypes: true });
+      const uploads = files.filter((entry) => entry.isFile()).map((entry) => entry.name);
+      expect(uploads).toEqual([]);
+      return uploads;
+    }, 10_000, 250);
+    expect(left).toEqual([]);
   });
 
   it('starts again after a restart, with the failed jobs still FAILED', async () => {

@@ -32,4 +32,12 @@ export abstract class BlobStore {
   abstract signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink>;
   /** Removes the object `key`; resolves as well when there is none (deleting twice is harmless). */
   abstract delete(key: string): Promise<void>;
+  /** Removes every object under `prefix` (e.g. `exports/`) last written before `before`; resolves with how many. */
+  abstract deleteOlderThan(prefix: string, before: Date): Promise<number>;
+  /**
+   * Frees what writes abandoned before `before` left behind (a staging file of a process that died, the
+   * parts of an S3 multipart upload that could not be aborted because the store was down); resolves
+   * with how many.
+   */
+  abstract discardAbandonedWrites(before: Date): Promise<number>;
 }

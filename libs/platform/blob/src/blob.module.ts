@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import type { AppConfig, S3Settings } from '@guidepost/platform-config';
 import { BlobDownloadController } from './blob-download.controller';
 import { BlobLinkSigner } from './blob-link-signer';
+import { BlobRetention } from './blob-retention';
 import { BlobStore } from './blob-store.port';
 import { BlobStoreProbe } from './blob-store.probe';
 import { FolderBlobStore } from './folder-blob-store.adapter';
@@ -10,12 +11,13 @@ import { MinioBlobStore } from './minio-blob-store.adapter';
 
 /**
  * Provides `BlobStore` everywhere (global), picked by the configuration: S3 (MinIO) when `config.s3`
- * is set, else the folder under `<dataDir>/blobs` with its signed-link route `GET /blobs/<key>`.
+ * is set, else the folder under `<dataDir>/blobs` with its signed-link route `GET /blobs/<key>`; and
+ * the sweep that deletes expired export files (`BlobRetention`).
  */
 @Module({})
 export class BlobModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return config.s3 ? s3BlobStore(config.s3) : folderBlobStore(config);
+    return config.s3 ? s3BlobStore(config.s3, config.blobSweepIntervalMs) : folderBlobStore(config);
   }
 }
 
@@ -23,7 +25,7 @@ export class BlobModule {
  * The S3 adapter, its bucket created at start-up when missing, and its readiness probe (`blob-store`).
  * Its links are presigned S3 URLs, so no route of ours serves downloads.
  */
-function s3BlobStore(settings: S3Settings): DynamicModule {
+function s3BlobStore(settings: S3Settings, sweepIntervalMs: number): DynamicModule {
   return {
     module: BlobModule,
     global: true,
@@ -38,6 +40,7 @@ function s3BlobStore(settings: S3Settings): DynamicModule {
       },
       { provide: BlobStore, useExisting: MinioBlobStore },
       BlobStoreProbe,
+      retention(sweepIntervalMs),
     ],
     exports: [BlobStore],
   };
@@ -70,7 +73,13 @@ function folderBlobStore(config: AppConfig): DynamicModule {
         inject: [BlobLinkSigner],
         useFactory: (signer: BlobLinkSigner) => new FolderBlobStore(join(config.dataDir, 'blobs'), signer),
       },
+      retention(config.blobSweepIntervalMs),
     ],
     exports: [BlobStore],
   };
+}
+
+/** The sweep of expired export files and abandoned writes, on whichever store the module provides. */
+function retention(intervalMs: number): Provider {
+  return { provide: BlobRetention, inject: [BlobStore], useFactory: (blobs: BlobStore) => new BlobRetention(blobs, intervalMs) };
 }

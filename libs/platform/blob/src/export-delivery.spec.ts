@@ -1,9 +1,8 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import type { BusMessage, Topic } from '@guidepost/contracts-events';
 import type { Transaction } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
-import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
 import {
   EXPORT_ATTEMPTS,
   EXPORT_LINK_TTL_SECONDS,
@@ -13,38 +12,7 @@ import {
   storeExport,
   storeExportWithRetries,
 } from './export-delivery';
-
-class MemoryBlobStore extends BlobStore {
-  readonly files = new Map<string, { text: string; contentType: string }>();
-  readonly ttls: number[] = [];
-  failuresLeft = 0;
-
-  async put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }> {
-    if (this.failuresLeft > 0) {
-      this.failuresLeft -= 1;
-      throw new Error('store unavailable');
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    this.files.set(key, { text, contentType });
-    return { bytes: text.length };
-  }
-
-  open(): Promise<OpenedBlob | undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
-    this.ttls.push(ttlSeconds);
-    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
-  }
-
-  delete(key: string): Promise<void> {
-    this.files.delete(key);
-    return Promise.resolve();
-  }
-}
+import { MemoryBlobStore } from './testing';
 
 /** Writes `rows` lines, waiting for the stream to drain as a well-behaved writer does. */
 const linesWriter = (rows: number) => async (output: Writable) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -83,5 +83,31 @@ describe('FolderBlobStore', () => {
     const link = await store.signedUrl('exports/job-1.csv', 60);
     expect(link.url).toMatch(/^http:\/\/localhost\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=/);
     await expect(store.signedUrl('exports/job-1.csv', 604_801)).rejects.toThrow(RangeError);
+  });
+
+  it('deletes the objects under a prefix written before a time, and no others', async () => {
+    await store.put('exports/acme/old.csv', Readable.from(['old']), 'text/csv');
+    await store.put('exports/acme/new.csv', Readable.from(['new']), 'text/csv');
+    await store.put('imports/acme/old.csv', Readable.from(['staged']), 'text/csv');
+    const lastWeek = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await utimes(join(root, 'objects', 'exports', 'acme', 'old.csv'), lastWeek, lastWeek);
+    await utimes(join(root, 'objects', 'imports', 'acme', 'old.csv'), lastWeek, lastWeek);
+
+    await expect(store.deleteOlderThan('exports/', new Date(Date.now() - 7 * 24 * 3600 * 1000))).resolves.toBe(1);
+    await expect(store.open('exports/acme/old.csv')).resolves.toBeUndefined();
+    await expect(text((await store.open('exports/acme/new.csv'))!.stream)).resolves.toBe('new');
+    await expect(text((await store.open('imports/acme/old.csv'))!.stream)).resolves.toBe('staged');
+    await expect(store.deleteOlderThan('nothing-here/', new Date())).resolves.toBe(0);
+  });
+
+  it('frees the staging files of writes abandoned before a time', async () => {
+    await mkdir(join(root, 'tmp'), { recursive: true });
+    await writeFile(join(root, 'tmp', 'abandoned'), 'half an upload');
+    const yesterday = new Date(Date.now() - 25 * 3600 * 1000);
+    await utimes(join(root, 'tmp', 'abandoned'), yesterday, yesterday);
+    await writeFile(join(root, 'tmp', 'in-progress'), 'being written');
+
+    await expect(store.discardAbandonedWrites(new Date(Date.now() - 24 * 3600 * 1000))).resolves.toBe(1);
+    expect(await readdir(join(root, 'tmp'))).toEqual(['in-progress']);
   });
 });

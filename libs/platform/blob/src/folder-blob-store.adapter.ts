@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createWriteStream, type Stats } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidBlobKey } from './blob-key';
@@ -78,6 +78,27 @@ export class FolderBlobStore extends BlobStore {
     await removeFile(this.metaPath(key));
   }
 
+  async deleteOlderThan(prefix: string, before: Date): Promise<number> {
+    const folder = join(this.root, 'objects', prefix);
+    let deleted = 0;
+    for (const path of await filesUnder(folder)) {
+      if (!(await writtenBefore(path, before))) continue;
+      await this.delete(relative(join(this.root, 'objects'), path).split(sep).join('/'));
+      deleted += 1;
+    }
+    return deleted;
+  }
+
+  async discardAbandonedWrites(before: Date): Promise<number> {
+    let discarded = 0;
+    for (const path of await filesUnder(join(this.root, 'tmp'))) {
+      if (!(await writtenBefore(path, before))) continue;
+      await rm(path, { force: true });
+      discarded += 1;
+    }
+    return discarded;
+  }
+
   /** Writes a new file in the staging folder and flushes it to disk; removes it if anything fails. */
   private async stage(write: (path: string) => Promise<void>): Promise<{ path: string; bytes: number }> {
     const path = join(this.root, 'tmp', randomUUID());
@@ -123,11 +144,29 @@ export class FolderBlobStore extends BlobStore {
 
 /** Removes the file at `path` if there is one; a folder there holds other keys' objects and stays. */
 async function removeFile(path: string): Promise<void> {
-  const stats = await stat(path).catch((error: unknown) => {
+  if ((await statIfPresent(path))?.isFile()) await rm(path, { force: true });
+}
+
+async function statIfPresent(path: string): Promise<Stats | undefined> {
+  return stat(path).catch((error: unknown) => {
     if (isMissing(error)) return undefined;
     throw error;
   });
-  if (stats?.isFile()) await rm(path, { force: true });
+}
+
+/** Whether the file at `path` is still there and was last written before `before`. */
+async function writtenBefore(path: string, before: Date): Promise<boolean> {
+  const stats = await statIfPresent(path);
+  return stats !== undefined && stats.mtime.getTime() < before.getTime();
+}
+
+/** The paths of the files below `folder` (none when it does not exist). */
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch((error: unknown) => {
+    if (isMissing(error)) return [];
+    throw error;
+  });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
 /** ENOENT, or ENOTDIR when a key's parent is itself an object. */

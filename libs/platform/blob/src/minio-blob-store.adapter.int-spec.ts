@@ -147,6 +147,31 @@ describe('MinioBlobStore against a real S3 server', () => {
     await expect(store.delete('imports/acme/staged.ndjson')).resolves.toBeUndefined();
   });
 
+  it('deletes the objects under a prefix written before a time, and no others', async () => {
+    await store.put('exports/sweep/old.csv', Readable.from(['old']), 'text/csv');
+    await store.put('imports/sweep/staged.csv', Readable.from(['staged']), 'text/csv');
+    // S3 keeps modification times in whole seconds: the cut falls clearly between the two writes.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const cut = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await store.put('exports/sweep/new.csv', Readable.from(['new']), 'text/csv');
+
+    await expect(store.deleteOlderThan('exports/sweep/', cut)).resolves.toBe(1);
+    await expect(store.open('exports/sweep/old.csv')).resolves.toBeUndefined();
+    await expect(text((await store.open('exports/sweep/new.csv'))!.stream)).resolves.toBe('new');
+    await expect(text((await store.open('imports/sweep/staged.csv'))!.stream)).resolves.toBe('staged');
+  });
+
+  it('frees the parts of a multipart upload abandoned before a time (one whose abort failed while the store was down)', async () => {
+    const uploadId = await client.initiateNewMultipartUpload(settings.bucket, 'exports/sweep/abandoned.csv', {});
+    await client.uploadPart({ bucketName: settings.bucket, objectName: 'exports/sweep/abandoned.csv', uploadID: uploadId, partNumber: 1, headers: {} }, randomBytes(PART_SIZE));
+    await expect(unfinishedUploads(client, settings.bucket)).resolves.toEqual(['exports/sweep/abandoned.csv']);
+
+    await expect(store.discardAbandonedWrites(new Date(Date.now() - 3_600_000))).resolves.toBe(0);
+    await expect(store.discardAbandonedWrites(new Date(Date.now() + 60_000))).resolves.toBe(1);
+    await expect(unfinishedUploads(client, settings.bucket)).resolves.toEqual([]);
+  });
+
   it('links an object for download without credentials, as a file named after the key', async () => {
     await store.put('exports/acme/job-1.csv', Readable.from(['user_id\nu1\n']), 'text/csv');
     const link = await store.signedUrl('exports/acme/job-1.csv', 60);

@@ -92,6 +92,27 @@ export class MinioBlobStore extends BlobStore {
     // S3 answers a delete of a missing object with success too.
     await this.client.removeObject(this.settings.bucket, key);
   }
+
+  async deleteOlderThan(prefix: string, before: Date): Promise<number> {
+    const { bucket } = this.settings;
+    const old: string[] = [];
+    for await (const item of this.client.listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string; lastModified?: Date }>) {
+      if (item.name !== undefined && item.lastModified !== undefined && item.lastModified.getTime() < before.getTime()) old.push(item.name);
+    }
+    // One request removes up to a thousand objects; the client splits larger lists itself.
+    if (old.length > 0) await this.client.removeObjects(bucket, old);
+    return old.length;
+  }
+
+  async discardAbandonedWrites(before: Date): Promise<number> {
+    const { bucket } = this.settings;
+    const abandoned: { key: string; uploadId: string }[] = [];
+    for await (const upload of this.client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{ key: string; uploadId: string; initiated: Date }>) {
+      if (upload.initiated.getTime() < before.getTime()) abandoned.push(upload);
+    }
+    for (const { key, uploadId } of abandoned) await this.client.abortMultipartUpload(bucket, key, uploadId);
+    return abandoned.length;
+  }
 }
 
 /**

@@ -29,6 +29,10 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   readonly bodyLimitBytes: number;
   readonly fileLimitBytes: number;
+  /** How long a request (headers and body) may take to arrive before it is answered 408 and cut off. */
+  readonly requestTimeoutMs: number;
+  /** How long a stop (SIGTERM, SIGINT) may take, requests, workers and databases together (ms). */
+  readonly shutdownGraceMs: number;
   readonly logLevel: Environment['GUIDEPOST_LOG_LEVEL'];
   readonly demo: boolean;
   readonly migrateOnStart: boolean;
@@ -42,6 +46,10 @@ export class AppConfig {
   readonly internalToken: string | undefined;
   /** Where each service answers, for the gateway's routing and the services' internal calls. */
   readonly serviceUrls: Readonly<Record<ServiceName, string | undefined>>;
+  /** How often the blob store is swept of expired export files and abandoned uploads (ms). */
+  readonly blobSweepIntervalMs: number;
+  /** The gateway's patience with a silent service (ms) before it answers 504. */
+  readonly gatewayUpstreamTimeoutMs: number;
   /** The S3 (MinIO) blob store; unset means the folder under `dataDir`. */
   readonly s3: S3Settings | undefined;
   readonly smtpUrl: string | undefined;
@@ -61,6 +69,8 @@ export class AppConfig {
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;
     this.bodyLimitBytes = env.GUIDEPOST_BODY_LIMIT_BYTES;
     this.fileLimitBytes = env.GUIDEPOST_FILE_LIMIT_BYTES;
+    this.requestTimeoutMs = env.GUIDEPOST_REQUEST_TIMEOUT_MS;
+    this.shutdownGraceMs = env.GUIDEPOST_SHUTDOWN_GRACE_MS;
     this.logLevel = env.GUIDEPOST_LOG_LEVEL;
     this.demo = env.GUIDEPOST_DEMO;
     this.migrateOnStart = env.GUIDEPOST_MIGRATE_ON_START;
@@ -75,6 +85,8 @@ export class AppConfig {
       profile: env.GUIDEPOST_PROFILE_SERVICE_URL,
       ingestion: env.GUIDEPOST_INGESTION_SERVICE_URL,
     };
+    this.gatewayUpstreamTimeoutMs = env.GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS;
+    this.blobSweepIntervalMs = env.GUIDEPOST_BLOB_SWEEP_INTERVAL_MS;
     this.s3 = env.GUIDEPOST_S3_ENDPOINT
       ? {
           endpoint: env.GUIDEPOST_S3_ENDPOINT.replace(/\/$/, ''),

@@ -30,6 +30,19 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 60, description: 'Requests per second allowed per account' }),
   GUIDEPOST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024, description: 'Largest request body (bytes)' }),
   GUIDEPOST_FILE_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 200 * 1024 * 1024, description: 'Largest uploaded file (bytes)' }),
+  GUIDEPOST_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 24 * 60 * 60 * 1000,
+    default: 10 * 60 * 1000,
+    description: 'Time a request may take to arrive, headers and body (ms); a slower one is cut off with 408',
+  }),
+  GUIDEPOST_SHUTDOWN_GRACE_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 10 * 60 * 1000,
+    default: 25_000,
+    description:
+      'On SIGTERM or SIGINT the process stops within this time (ms): in-flight requests get 60% of it, then the workers, the bus and the databases stop; keep it below the orchestrator\'s kill timeout (Kubernetes terminationGracePeriodSeconds, 30 s by default)',
+  }),
   GUIDEPOST_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -72,6 +85,18 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_INGESTION_SERVICE_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the ingestion service (gateway, segment and profile services)' }),
   ),
+  GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 600_000,
+    default: 60_000,
+    description:
+      'How long the gateway waits for a service to start answering, and for each further piece of its answer (ms); past it the client gets 504',
+  }),
+  GUIDEPOST_BLOB_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 1_000,
+    default: 3_600_000,
+    description: 'How often expired export files and abandoned uploads are deleted from the blob store (ms)',
+  }),
   GUIDEPOST_S3_ENDPOINT: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'S3 endpoint (MinIO) of the blob store, e.g. http://127.0.0.1:9000; blobs are kept under the data folder when unset' }),
   ),

@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested, type PayloadOf, type SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { JobRegistryClient, UserProfileDirectory } from '@guidepost/contracts-http';
-import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob, type SignedBlobLink } from '@guidepost/platform-blob';
+import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
+import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
 import type { SegmentMemberRepository } from '../data-access/segment-member.repository';
@@ -12,39 +12,6 @@ import { MembershipExportService } from './membership-export.service';
 
 const segment = newSegment('acme', { name: 'Trial users' }, new Date('2026-01-01T00:00:00.000Z'));
 const requestedAt = new Date(Date.now() - 1_000).toISOString();
-
-class MemoryBlobStore extends BlobStore {
-  readonly files = new Map<string, { text: string; contentType: string }>();
-  failuresLeft = 0;
-  ttls: number[] = [];
-
-  async put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }> {
-    if (this.failuresLeft > 0) {
-      this.failuresLeft -= 1;
-      body.destroy();
-      throw new Error('store unavailable');
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    this.files.set(key, { text, contentType });
-    return { bytes: Buffer.byteLength(text) };
-  }
-
-  open(): Promise<OpenedBlob | undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
-    this.ttls.push(ttlSeconds);
-    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
-  }
-
-  delete(key: string): Promise<void> {
-    this.files.delete(key);
-    return Promise.resolve();
-  }
-}
 
 /** 2 500 members, so that the export spans three pages. */
 const MEMBERS = Array.from({ length: 2_500 }, (_, index) => `user-${String(index).padStart(4, '0')}`);

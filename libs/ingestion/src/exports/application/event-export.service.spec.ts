@@ -1,8 +1,9 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { type BusMessage, JobEventRecorded, MailRequested, type Topic } from '@guidepost/contracts-events';
 import type { CreatedJob, Event } from '@guidepost/contracts-http';
-import { BlobStore, EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS, type OpenedBlob, type SignedBlobLink } from '@guidepost/platform-blob';
+import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
+import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-http';
 import type { EntityManager } from 'typeorm';
@@ -39,32 +40,6 @@ class FakeEventStore extends EventStore {
     }
     output.end();
     return this.rows;
-  }
-}
-
-class MemoryBlobStore extends BlobStore {
-  readonly files = new Map<string, { text: string; contentType: string }>();
-  readonly ttls: number[] = [];
-
-  async put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    this.files.set(key, { text: Buffer.concat(chunks).toString('utf8'), contentType });
-    return { bytes: 0 };
-  }
-
-  open(): Promise<OpenedBlob | undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
-    this.ttls.push(ttlSeconds);
-    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
-  }
-
-  delete(key: string): Promise<void> {
-    this.files.delete(key);
-    return Promise.resolve();
   }
 }
 

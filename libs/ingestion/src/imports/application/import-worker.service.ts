@@ -83,8 +83,9 @@ export class ImportWorker implements BeforeApplicationShutdown {
 
   async run(staged: StagedImport): Promise<void> {
     const job = await this.jobs.findOne(staged.accountId, staged.jobId);
-    if (job?.status !== 'IN_PROGRESS') {
-      this.logger.log(`import job ${staged.jobId} is ${job ? job.status : 'unknown'}: nothing to do`);
+    if (job?.status !== 'IN_PROGRESS' || (await this.repository.hasReportedOutcome(staged.jobId))) {
+      this.logger.log(`import job ${staged.jobId} is ${job ? job.status : 'unknown'} or has reported its outcome: nothing to do`);
+      await this.discardUpload(staged);
       return;
     }
     const run = this.startRun(staged);
@@ -95,6 +96,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       if (!(error instanceof DomainError)) throw error;
       this.logger.warn(`import job ${staged.jobId} failed: ${error.detail}`);
       await this.report(run, importFailedEvent(error.detail, run.tally, run.stagedAt, new Date(), run.failuresUrl));
+      await this.discardUpload(staged);
       return;
     }
     // Completed once every batch is published (or given up on): the rows are handed over by then.
@@ -105,6 +107,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       `imported job ${staged.jobId}: ${tally.completed} rows, ${tally.failed} failed, ${tally.filtered} filtered, ${tally.requestsFailed} batches not published`,
     );
     await this.report(run, importCompletedEvent(tally, run.stagedAt, new Date(), run.failuresUrl));
+    await this.discardUpload(staged);
   }
 
   /**
@@ -116,6 +119,16 @@ export class ImportWorker implements BeforeApplicationShutdown {
     const run = this.startRun(staged);
     this.logger.warn(`import job ${staged.jobId} was given up on: ${reason}`);
     await this.report(run, importFailedEvent(`The import could not be completed: ${reason}`, run.tally, run.stagedAt, new Date(), run.failuresUrl));
+    await this.discardUpload(staged);
+  }
+
+  /**
+   * Deletes the staged upload once the job's outcome is reported (committed to the outbox), so uploads
+   * never pile up in the blob store. A redelivered message finds the outcome reported and deletes it
+   * again (a no-op); should the delete fail (the store is down), the message is delivered again.
+   */
+  private async discardUpload(staged: StagedImport): Promise<void> {
+    await this.blobs.delete(staged.blobKey);
   }
 
   private startRun(staged: StagedImport): ImportRun {

@@ -33,6 +33,18 @@ export class ImportRepository {
   }
 
   /**
+   * Whether the job's outcome (`<job>:Completed` or `<job>:Failed`) is already in the outbox: the job
+   * registry may not have folded it yet, but the import is over and its staged upload may go.
+   */
+  async hasReportedOutcome(jobId: string): Promise<boolean> {
+    const [row]: { reported: boolean }[] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM ${INGESTION_SCHEMA}.outbox_messages WHERE id = ANY($1::text[])) AS reported`,
+      [[`${jobId}:Completed`, `${jobId}:Failed`]],
+    );
+    return row.reported;
+  }
+
+  /**
    * Of the given outbox messages, how many the relay has still to publish and how many it gave up on
    * (dead-lettered). The import worker watches its own batches this way, to stay at most a few
    * batches ahead of the relay and to count the batches that could not be published.

@@ -1,0 +1,1 @@
+export { type MemoryBlob, MemoryBlobStore } from './memory-blob-store';
