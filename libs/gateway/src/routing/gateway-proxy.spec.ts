@@ -307,8 +307,8 @@ describe('GatewayProxy', () => {
       );
       expect(answer.status).toBe(200);
       expect(service.received[0]).toMatchObject({ bytes: body.length, sha256: sha256(body) });
-      // The platform names multipart/mixed form-data before any route runs; the framing is the same.
-      expect(service.received[0].headers['content-type']).toBe(`multipart/form-data; boundary=${boundary}`);
+      // Passed on as sent: every service reads multipart/mixed itself.
+      expect(service.received[0].headers['content-type']).toBe(`multipart/mixed; boundary=${boundary}`);
       expect(service.received[0].headers).not.toHaveProperty('expect');
     }, 30_000);
 

@@ -1,5 +1,7 @@
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-import { Controller, Get, HttpCode, Module, Post, UseGuards } from '@nestjs/common';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Controller, Delete, Get, HttpCode, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION, statusAcknowledgement } from '@guidepost/contracts-http';
@@ -89,6 +91,16 @@ class ConventionsController {
   admin(): unknown {
     return statusAcknowledgement();
   }
+
+  @Get('items/:item_id')
+  item(@Param('item_id') itemId: string): unknown {
+    return { item_id: itemId };
+  }
+
+  @Delete('items/:item_id')
+  deleteItem(@Param('item_id') itemId: string): unknown {
+    return { deleted: itemId };
+  }
 }
 
 @Module({
@@ -104,19 +116,56 @@ interface Problem {
   detail: string;
 }
 
+/** An answer read off the socket: what a client sees of requests that no HTTP library would send. */
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Writes `request` as is on a new connection and reads the answer until the server closes it (or `wait` passes). */
+async function rawExchange(url: string, request: Buffer | string, wait = 10_000): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  const received = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
+    socket.setTimeout(wait, () => socket.destroy());
+  });
+  const text = received.toString('utf8');
+  const headEnd = text.indexOf('\r\n\r\n');
+  const [statusLine, ...headerLines] = text.slice(0, headEnd).split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(headEnd + 4) };
+}
+
+function expectRawProblem(answer: RawAnswer, status: number): Problem {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
+  const problem = JSON.parse(answer.body) as Problem;
+  expect(problem).toEqual({ error: true, status, title: expect.any(String), detail: expect.any(String) });
+  return problem;
+}
+
+async function startApp(appConfig: typeof config): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(ConventionsTestModule, new FastifyAdapter(fastifyAdapterOptions(appConfig)), {
+    bodyParser: false,
+    logger: false,
+  });
+  await configureHttpServer(app, appConfig);
+  await app.init();
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
 describe('HTTP conventions over a real server', () => {
   let app: NestFastifyApplication;
   let base: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create<NestFastifyApplication>(
-      ConventionsTestModule,
-      new FastifyAdapter(fastifyAdapterOptions(config)),
-      { bodyParser: false, logger: false },
-    );
-    await configureHttpServer(app, config);
-    await app.init();
-    await app.listen(0, '127.0.0.1');
+    app = await startApp(config);
     base = `${await app.getUrl()}/test`;
   });
 
@@ -219,6 +268,65 @@ describe('HTTP conventions over a real server', () => {
     });
   });
 
+  describe('JSON bodies', () => {
+    /** `{"a":[[...]]}`: `levels` arrays and objects inside each other. */
+    const nested = (levels: number): string => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+
+    it('takes 64 levels of nesting and refuses more with 400 naming the limit', async () => {
+      expect((await post('records', 'application/json', nested(64))).status).toBe(200);
+      for (const levels of [65, 2000]) {
+        const problem = await expectProblem(await post('records', 'application/json', nested(levels)), 400, 'Bad Request');
+        expect(problem.detail).toBe('body: is nested more than 64 levels deep (arrays and objects)');
+      }
+    });
+
+    it('does not count brackets inside strings, escaped quotes included', async () => {
+      const value = { a: `\\"${'['.repeat(100)}`, b: '{'.repeat(100) };
+      expect(await (await post('records', 'application/json', JSON.stringify(value))).json()).toEqual({ kind: 'json', value });
+    });
+
+    it.each([
+      ['a number beyond a double', String.raw`{"attributes":{"n":1e400}}`, 'attributes.n: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
+      ['a negative one in an array', String.raw`{"a":[1,-1e999]}`, 'a.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
+      ['NUL in a value', String.raw`{"name":"a\u0000b"}`, String.raw`name: contains a NUL character (\u0000), which cannot be stored`],
+      ['NUL in a key', String.raw`{"attributes":{"k\u0000":1}}`, String.raw`attributes.k\u0000: has a name that contains a NUL character (\u0000), which cannot be stored`],
+      ['a lone surrogate in a list', String.raw`{"ids":["x","\udc00"]}`, String.raw`ids.1: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`],
+      ['a lone surrogate as the body', String.raw`"\ud800"`, String.raw`body: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`],
+    ])('refuses %s with 400 naming the path', async (_case, body, detail) => {
+      expect((await expectProblem(await post('records', 'application/json', body), 400, 'Bad Request')).detail).toBe(detail);
+    });
+
+    it('takes surrogate pairs, large finite numbers and other control characters', async () => {
+      const value = { emoji: '😀', big: 1.7e308, tab: 'a\tb\u0001' };
+      expect(await (await post('records', 'application/json', JSON.stringify(value))).json()).toEqual({ kind: 'json', value });
+    });
+
+    it('refuses a body that is not UTF-8 instead of reading U+FFFD', async () => {
+      const body = Buffer.concat([Buffer.from('{"plan":"pro'), Buffer.from([0xff]), Buffer.from('"}')]);
+      const problem = await expectProblem(await post('records', 'application/json', body), 400, 'Bad Request');
+      expect(problem.detail).toBe('body: is not UTF-8 text (an invalid byte sequence)');
+    });
+  });
+
+  describe('invalid UTF-8 in synchronous record bodies', () => {
+    const withByte = (before: string, after: string): Buffer => Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
+
+    it.each([
+      ['CSV', 'text/csv', withByte('user_id\nu1\nu', '2\n'), 'line 3'],
+      ['NDJSON', 'application/ndjson', withByte('"u1"\n\n"', '"\n'), 'line 3'],
+    ])('answers %s with 400 naming the line', async (_format, type, body, line) => {
+      const problem = await expectProblem(await post('user-ids', type, body), 400, 'Bad Request');
+      expect(problem.detail).toBe(`${line}: is not UTF-8 text (an invalid byte sequence)`);
+    });
+
+    it('answers an uploaded file with 400 naming the line', async () => {
+      const data = new FormData();
+      data.append('file', new Blob([withByte('user_id\nu1\n', '\n')]), 'ids.csv');
+      const problem = await expectProblem(await post('user-ids', undefined, data), 400, 'Bad Request');
+      expect(problem.detail).toBe('line 3: is not UTF-8 text (an invalid byte sequence)');
+    });
+  });
+
   describe('file uploads', () => {
     function form(file: Blob | undefined, filename = 'ids.csv'): FormData {
       const data = new FormData();
@@ -259,6 +367,47 @@ describe('HTTP conventions over a real server', () => {
       expect(problem.detail).toMatch(/^file: is required/);
     });
 
+    /** A multipart body as a client writes it on the wire, each part given as its header lines and content. */
+    function multipart(boundary: string, parts: readonly { headers: string[]; content: string }[], close = true): string {
+      const body = parts.map((part) => `--${boundary}\r\n${part.headers.join('\r\n')}\r\n\r\n${part.content}\r\n`).join('');
+      return close ? `${body}--${boundary}--\r\n` : body;
+    }
+
+    it('takes the part curl sends under multipart/mixed (Content-Disposition: attachment)', async () => {
+      const body = multipart('------------------------8b70479c1356e49c', [
+        { headers: ['Content-Disposition: attachment; name="file"; filename="ids.csv"', 'Content-Type: application/octet-stream'], content: 'user_id\nu1\nu2\n' },
+      ]);
+      const response = await post('user-ids', 'multipart/mixed; boundary=------------------------8b70479c1356e49c', body);
+      expect(await response.json()).toEqual({ user_ids: ['u1', 'u2'] });
+    });
+
+    it('takes a browser form with other fields around the file and a boundary in quotes', async () => {
+      const body = multipart('----WebKitFormBoundaryx8Z3', [
+        { headers: ['Content-Disposition: form-data; name="note"'], content: 'a note\r\n--not-the-boundary' },
+        { headers: ['Content-Disposition: form-data; name="file"; filename="ids.ndjson"', 'Content-Type: application/x-ndjson'], content: '"u1"\n"u2"' },
+        { headers: ['Content-Disposition: form-data; name="after"'], content: 'x' },
+      ]);
+      const response = await post('user-ids', 'multipart/form-data; boundary="----WebKitFormBoundaryx8Z3"', `preamble\r\n${body}epilogue`);
+      expect(await response.json()).toEqual({ user_ids: ['u1', 'u2'] });
+    });
+
+    it('refuses two file parts with 400 instead of reading the first only', async () => {
+      const part = { headers: ['Content-Disposition: form-data; name="file"; filename="ids.csv"'], content: 'user_id\nu1\n' };
+      const problem = await expectProblem(await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part, part])), 400, 'Bad Request');
+      expect(problem.detail).toBe('file: was sent more than once; upload one file per request');
+    });
+
+    it('refuses an upload cut short before its closing boundary with 400', async () => {
+      const part = { headers: ['Content-Disposition: form-data; name="file"; filename="ids.csv"'], content: 'user_id\nu1\n' };
+      const problem = await expectProblem(await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part], false)), 400, 'Bad Request');
+      expect(problem.detail).toMatch(/^body: is not valid multipart data \(it ends before the closing boundary/);
+    });
+
+    it('refuses a multipart body without a boundary with 400', async () => {
+      const problem = await expectProblem(await post('user-ids', 'multipart/mixed', '--x\r\n\r\n'), 400, 'Bad Request');
+      expect(problem.detail).toMatch(/^Content-Type: a multipart body needs a boundary parameter/);
+    });
+
     it('answers a file over the file limit with 413 naming the limit', async () => {
       const problem = await expectProblem(await post('records', undefined, form(new Blob(['u\n'.repeat(5000)]))), 413, 'Payload Too Large');
       expect(problem.detail).toBe('file exceeds the 8 KB limit');
@@ -282,6 +431,55 @@ describe('HTTP conventions over a real server', () => {
       expect(await detail('application/ndjson', '"a"\n42\n')).toMatch(/^line 2: /);
       expect(await detail('text/csv', 'a\nb,c\n')).toMatch(/^line 2: /);
       expect(await detail('text/csv', 'a\n"b\nc\n')).toBe('line 2: quoted field unterminated');
+    });
+  });
+
+  describe('requests refused before any route runs', () => {
+    it('answers a malformed percent escape with a Problem that does not quote the path', async () => {
+      const response = await fetch(`${base}/items/%E0%A4%A`);
+      const problem = await expectProblem(response, 400, 'Bad Request');
+      expect(problem.detail).toMatch(/^path: is not a valid URL/);
+      expect(problem.detail).not.toContain('%E0');
+      expect(response.headers.get(API_VERSION_HEADER)).toBe(PUBLIC_API_VERSION);
+    });
+
+    it('answers raw non-ASCII bytes in the path with a Problem', async () => {
+      const request = Buffer.concat([Buffer.from('GET /test/items/'), Buffer.from([0xc3, 0xa9, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]);
+      const problem = expectRawProblem(await rawExchange(base, request), 400);
+      expect(problem.detail).toMatch(/^path: is not a valid request target/);
+    });
+
+    it('answers a path parameter over 1024 characters with 414, and takes one of 1024', async () => {
+      expect((await fetch(`${base}/items/${'x'.repeat(1024)}`)).status).toBe(200);
+      const problem = await expectProblem(await fetch(`${base}/items/${'x'.repeat(1025)}`), 414, 'URI Too Long');
+      expect(problem.detail).toBe('path: a path segment (an id) is longer than 1024 characters');
+    });
+
+    it('answers a URL longer than the head limit with 414 and oversized headers with 431, never quoting them', async () => {
+      const longUrl = expectRawProblem(await rawExchange(base, `GET /test/events?q=${'y'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414);
+      expect(longUrl.detail).toBe('the request line (method and URL) is longer than the 16 KB limit of the request head');
+      const bigHeaders = expectRawProblem(await rawExchange(base, `GET /test/events HTTP/1.1\r\nHost: x\r\nX-Big: ${'z'.repeat(20_000)}\r\n\r\n`), 431);
+      expect(bigHeaders.detail).toBe('the request line and headers exceed the 16 KB limit');
+    });
+
+    it('answers a request that is not HTTP with a Problem', async () => {
+      expectRawProblem(await rawExchange(base, 'GET /test/events HTTP/1.1\r\nBad Header\r\n\r\n'), 400);
+    });
+
+    it('answers NUL in a path parameter with 400 naming the parameter', async () => {
+      const problem = await expectProblem(await fetch(`${base}/items/a%00b`), 400, 'Bad Request');
+      expect(problem.detail).toBe(String.raw`item_id: contains a NUL character (\u0000), which cannot be stored`);
+    });
+
+    it('answers a method the path does not take with 405 and Allow', async () => {
+      const response = await fetch(`${base}/items/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const problem = await expectProblem(response, 405, 'Method Not Allowed');
+      expect(response.headers.get('allow')).toBe('DELETE, GET, HEAD');
+      expect(problem.detail).toBe('POST is not allowed on this path; it takes DELETE, GET, HEAD');
+      const put = await fetch(`${base}/events`, { method: 'PUT' });
+      await expectProblem(put, 405, 'Method Not Allowed');
+      expect(put.headers.get('allow')).toBe('GET, HEAD');
+      await expectProblem(await fetch(`${base}/items/x/nowhere`, { method: 'POST' }), 404, 'Not Found');
     });
   });
 
@@ -335,5 +533,42 @@ describe('HTTP conventions over a real server', () => {
       const allowed = await fetch(`${base}/admin`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(allowed.status).toBe(200);
     });
+  });
+});
+
+describe('a request body that arrives too slowly', () => {
+  let app: NestFastifyApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    app = await startApp(loadConfig({ GUIDEPOST_REQUEST_TIMEOUT_MS: '1000', GUIDEPOST_ADMIN_TOKEN: ADMIN_TOKEN }));
+    base = await app.getUrl();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('is cut off after the request timeout with a 408 Problem', async () => {
+    const started = Date.now();
+    const head = 'POST /test/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":';
+    const problem = expectRawProblem(await rawExchange(base, head), 408);
+    expect(problem.detail).toBe('the request (headers and body) did not arrive within 1 s');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('lets a streamed body that keeps arriving within the timeout through', async () => {
+    const body = Readable.toWeb(
+      Readable.from(
+        (async function* () {
+          for (const line of ['"u1"\n', '"u2"\n']) {
+            yield Buffer.from(line);
+            await delay(200);
+          }
+        })(),
+      ),
+    );
+    const response = await fetch(`${base}/test/user-ids`, { method: 'POST', headers: { 'content-type': 'application/ndjson' }, body, duplex: 'half' });
+    expect(await response.json()).toEqual({ user_ids: ['u1', 'u2'] });
   });
 });

@@ -1,24 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import fastifyMultipart from '@fastify/multipart';
+import { TextDecoder } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION } from '@guidepost/contracts-http';
 import type { AppConfig } from '@guidepost/platform-config';
+import { answerConnectionError } from './errors/connection-errors';
 import { DomainError } from './errors/domain-error';
+import { MAX_PATH_PARAMETER_CHARS, problemOf } from './errors/problem';
 import { payloadTooLarge } from './errors/size-limit';
 import { limitBytes } from './body/byte-limit';
+import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep, textProblem } from './body/json-checks';
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
+import { RouteTable } from './routing/route-table';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** A caller's request id is kept when it is a sane token; anything else gets a fresh one. */
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** The request line and headers together may hold this much (Node's default, stated so it is documented). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** How often Node looks for requests past their time; its 30 s default would let a short timeout run long. */
+const TIMEOUT_CHECKS_PER_TIMEOUT = 4;
+const MAX_TIMEOUT_CHECK_INTERVAL_MS = 30_000;
+/** Node's default time for the headers alone, kept unless the whole request has less. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
 /**
  * Options for `new FastifyAdapter(...)`. Fastify's logger stays off (observability logs requests),
  * and the request id is computed here rather than through `requestIdHeader`, which would take any
- * header value as it is into every log line and response.
+ * header value as it is into every log line and response. What Node's parser and Fastify's router
+ * refuse before any route runs (malformed URLs, oversized heads, requests that do not arrive in
+ * time) is answered with Problem Details too, naming the limit and never quoting the request.
  */
 export function fastifyAdapterOptions(config: AppConfig): FastifyHttpOptions<Server> {
   return {
@@ -27,6 +42,17 @@ export function fastifyAdapterOptions(config: AppConfig): FastifyHttpOptions<Ser
     logger: false,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // A request, body included, must arrive within this time: a client trickling bytes cannot hold a
+    // connection (and a handler waiting on its body) forever. Answered 408 by `answerConnectionError`.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.ceil(config.requestTimeoutMs / TIMEOUT_CHECKS_PER_TIMEOUT)),
+    },
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_CHARS },
+    clientErrorHandler: answerConnectionError({ maxHeaderBytes: MAX_HEADER_BYTES, requestTimeoutMs: config.requestTimeoutMs }),
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => answerFrameworkError(error, request, reply, config),
   };
 }
 
@@ -36,14 +62,31 @@ function requestIdOf(request: IncomingMessage): string {
 }
 
 /**
- * Body intake and response identity for a Nest application on Fastify. Call before `app.init()`,
- * on an app created with `{ bodyParser: false }` (so Nest adds no parsers of its own).
+ * The router's refusals (a malformed percent escape, a path parameter over the limit), which Fastify
+ * answers before any hook, route or error handler; its own answers are not Problem Details and quote
+ * the whole path.
  */
-export async function configureHttpServer(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, config: AppConfig): void {
+  const { status, body, headers } = problemOf(error, config);
+  void reply
+    .status(status)
+    .headers(headers)
+    .header(API_VERSION_HEADER, PUBLIC_API_VERSION)
+    .header(REQUEST_ID_HEADER, request.id)
+    .type('application/json; charset=utf-8')
+    .send(body);
+}
+
+/**
+ * Body intake, request checks and response identity for a Nest application on Fastify. Call before
+ * `app.init()`, on an app created with `{ bodyParser: false }` (so Nest adds no parsers of its own).
+ * Returns a promise, as hosts await it.
+ */
+export function configureHttpServer(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = fastifyOf(app);
   // Fastify parses application/json and text/plain by default; only the spec's formats are taken.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser([...MEDIA_TYPES_OF.json], { parseAs: 'string' }, jsonParser(fastify));
+  fastify.addContentTypeParser([...MEDIA_TYPES_OF.json], { parseAs: 'buffer' }, jsonParser(fastify));
   fastify.addContentTypeParser([...MEDIA_TYPES_OF.ndjson, ...MEDIA_TYPES_OF.csv], (request, payload, done) => {
     if (Number(request.headers['content-length']) > config.bodyLimitBytes) {
       done(payloadTooLarge('request body', config.bodyLimitBytes), undefined);
@@ -52,6 +95,9 @@ export async function configureHttpServer(app: NestFastifyApplication, config: A
     // Handed over unread: bulk bodies are streamed record by record, never buffered whole.
     done(null, limitBytes(payload, config.bodyLimitBytes, 'request body'));
   });
+  // Handed over unread too: an upload endpoint reads its parts as they arrive (see `uploaded-file.ts`),
+  // within the file limit; endpoints that take no file never read it.
+  fastify.addContentTypeParser([...MEDIA_TYPES_OF.file], (_request, payload, done) => done(null, payload));
   fastify.addContentTypeParser('*', (request, _payload, done) => {
     // An empty body with any type is no body (e.g. publish sent by a client that always sets one).
     if (request.headers['content-length'] === '0') {
@@ -61,36 +107,59 @@ export async function configureHttpServer(app: NestFastifyApplication, config: A
     const sent = describeSentMediaType(mediaTypeOf(request.headers['content-type']));
     done(new DomainError('unsupported_media_type', unsupportedMediaTypeDetail(sent)), undefined);
   });
-  // Registers the multipart/form-data parser. Its busboy file limit sits one byte above ours so that
-  // our own limit (which fails the stream with 413) trips first instead of a silently truncated file.
-  await fastify.register(fastifyMultipart, { limits: { fileSize: config.fileLimitBytes + 1, parts: 100 } });
-  fastify.addHook('onRequest', treatMultipartMixedAsFormData);
+  const routes = new RouteTable();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  // After every `onRequest` hook (authentication first), before any body is read.
+  fastify.addHook('preParsing', (request, _reply, payload, done) => done(routingProblem(request, routes), payload));
   fastify.addHook('onSend', stampResponse);
+  return Promise.resolve();
 }
 
 /**
- * @nestjs/platform-fastify pins its own copy of fastify, whose type declarations miss the
- * augmentations of plugins such as @fastify/multipart (which extend the top-level `fastify` types).
- * At run time it is the same Fastify 5 API, so the instance is viewed through the top-level types.
+ * @nestjs/platform-fastify types its instance with its own generic parameters; at run time it is the
+ * same Fastify 5 API, so the instance is viewed through the top-level `fastify` types.
  */
 function fastifyOf(app: NestFastifyApplication): FastifyInstance {
   const instance: unknown = app.getHttpAdapter().getInstance();
   return instance as FastifyInstance;
 }
 
+/** Decodes JSON bodies; refuses bytes that are not UTF-8 instead of reading them as U+FFFD. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Keeps Fastify's own JSON parsing (and its prototype-poisoning protection) but reports why a body
- * is not JSON, and treats an empty body as no body rather than as malformed JSON.
+ * is not JSON, and treats an empty body as no body rather than as malformed JSON. A body is also
+ * refused, with 400 naming the limit or the path, when it is not UTF-8, nests deeper than 64 levels
+ * (checked on the text, before parsing), or holds what no store can keep: NUL, a lone surrogate or
+ * a number beyond a double (see `json-checks.ts`). One place for every JSON endpoint, so no handler
+ * ever sees such a value; the checks cost one scan and one walk, small for the usual small body.
  */
 function jsonParser(fastify: FastifyInstance) {
   const parse = fastify.getDefaultJsonParser('error', 'error');
-  return (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void => {
+  return (request: FastifyRequest, bytes: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+    let body: string;
+    try {
+      body = STRICT_UTF8.decode(bytes);
+    } catch {
+      done(new DomainError('invalid_request', 'body: is not UTF-8 text (an invalid byte sequence)'));
+      return;
+    }
     if (body.trim().length === 0) {
       done(null, undefined);
       return;
     }
+    if (nestsTooDeep(body)) {
+      done(new DomainError('invalid_request', `body: ${NESTED_TOO_DEEP}`));
+      return;
+    }
     void parse(request, body, (error: Error | null, value?: unknown) => {
-      if (error) done(new DomainError('invalid_request', `body: is not valid JSON (${jsonSyntaxProblem(body)})`));
+      if (error) {
+        done(new DomainError('invalid_request', `body: is not valid JSON (${jsonSyntaxProblem(body)})`));
+        return;
+      }
+      const problem = jsonValueProblem(value);
+      if (problem) done(new DomainError('invalid_request', `${problem.path === '' ? 'body' : problem.path}: ${problem.reason}`));
       else done(null, value);
     });
   };
@@ -105,21 +174,29 @@ function jsonSyntaxProblem(text: string): string {
   }
 }
 
-const MULTIPART_MIXED = /^multipart\/mixed/i;
-
 /**
- * Clients upload with `curl -H 'Content-Type: multipart/mixed' -F file=@data.csv`: form-data parts
- * (each with `Content-Disposition: form-data; name="file"`) under a multipart/mixed type. Neither
- * @fastify/multipart (which registers multipart/form-data only) nor busboy (whose parser matches
- * `multipart/form-data` only) reads multipart/mixed, and the framing is identical, so the type is
- * renamed before parsing, keeping the boundary parameter.
+ * What is wrong with a request's path before its body is read, or null. A path that the router found
+ * under other methods only is a 405 with `Allow` (the router itself says 404); a path parameter with
+ * NUL is a 400 naming it (PostgreSQL text cannot hold NUL; percent-decoding cannot produce a lone
+ * surrogate, since such bytes are not UTF-8 and the router refuses them). The wildcard of a proxy route
+ * is left to the service it goes to, which names the parameter.
  */
-function treatMultipartMixedAsFormData(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const contentType = request.raw.headers['content-type'];
-  if (contentType !== undefined && MULTIPART_MIXED.test(contentType)) {
-    request.raw.headers['content-type'] = contentType.replace(MULTIPART_MIXED, 'multipart/form-data');
+function routingProblem(request: FastifyRequest, routes: RouteTable): DomainError | null {
+  if (request.is404) {
+    const allowed = routes.allowedMethods(request.url.split('?', 1)[0]);
+    if (allowed.length === 0) return null;
+    return new DomainError('method_not_allowed', `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}`, {
+      allowedMethods: allowed,
+    });
   }
-  done();
+  const params = request.params;
+  if (typeof params !== 'object' || params === null) return null;
+  for (const [name, value] of Object.entries(params)) {
+    if (name === '*' || typeof value !== 'string') continue;
+    const problem = textProblem(value);
+    if (problem !== undefined) return new DomainError('invalid_request', `${name}: ${problem}`);
+  }
+  return null;
 }
 
 /** Every response, problems included, says which API version answered and which request it was. */

@@ -37,7 +37,13 @@ may keep working for up to 30 seconds on other gateway replicas.
 \`text/csv\` (a header line first unless an endpoint says otherwise) or \`multipart/mixed\` (\`multipart/form-data\` too)
 with the file in a part named \`file\`, as each endpoint lists. Blank lines and indentation are ignored. Any other content type gets 415. A body over
 20 MB, or an uploaded file over 200 MB, gets 413 naming the limit. Endpoints without a body (publish, unpublish) accept
-requests with no body and no \`Content-Type\`.
+requests with no body and no \`Content-Type\`. Bodies are UTF-8 text (a CSV or NDJSON body that is not gets 400
+naming the line). JSON, in bodies and NDJSON lines, may nest arrays and objects 64 levels deep; its strings and keys,
+and path parameters, may not hold NUL (\`\\u0000\`) or a lone UTF-16 surrogate, and its numbers must lie within
+±1.8e308 (\`1e400\` does not): 400 naming the limit or the path (\`attributes.n\`). An upload holds one part named
+\`file\` (a second is a 400). Path parameters may be 1,024 characters long (414 beyond), the request line and headers
+16 KB together (431); a request must arrive, headers and body, within 10 minutes by default (408). A method a path does
+not take gets 405 with \`Allow\`.
 
 **Responses.** JSON unless the request carries \`Accept: text/csv\` (no \`Accept\` header means JSON). The CSV form is
 a header line of the JSON field names and one row per object; null values are empty cells; arrays and objects are JSON

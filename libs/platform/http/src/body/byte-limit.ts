@@ -24,6 +24,8 @@ export function limitBytes(source: Readable, limit: number, thing: SizedThing): 
     const chunks = chunksOf(source)[Symbol.asyncIterator]();
     for (;;) {
       const next = await chunks.next().catch((error: unknown) => {
+        // A source that refuses its own content (a multipart reader) has said what is wrong already.
+        if (error instanceof DomainError) throw error;
         throw new DomainError('invalid_request', `${thing}: could not be read to its end (${describe(error)})`);
       });
       if (next.done) return;

@@ -118,6 +118,22 @@ describe('csvRows against generated documents', () => {
       expect({ seed, rows: await rowsOf(streamOf(bytes.subarray(0, cut), bytes.subarray(cut))) }).toEqual({ seed, rows: expected });
     }
   });
+
+  it('refuses bytes that are not UTF-8 instead of reading them as U+FFFD, naming their line, wherever the chunks break', async () => {
+    // Line 3 opens a quoted cell over two lines; the bad byte sits on line 4, inside it.
+    const document = Buffer.concat([Buffer.from('plan,note\npro,"é"\nfree,"two\nlines '), Buffer.from([0xc3, 0x28]), Buffer.from('"\n')]);
+    for (let cut = 0; cut <= document.length; cut += 1) {
+      const seen: unknown[] = [];
+      const reading = (async () => {
+        for await (const row of csvRows(streamOf(document.subarray(0, cut), document.subarray(cut)))) seen.push(row);
+      })();
+      await expect(reading).rejects.toMatchObject({ code: 'invalid_request', detail: 'line 4: is not UTF-8 text (an invalid byte sequence)' });
+      expect(seen).toEqual([
+        { line: 1, cells: ['plan', 'note'] },
+        { line: 2, cells: ['pro', 'é'] },
+      ]);
+    }
+  });
 });
 
 describe('csvRows, tolerant', () => {

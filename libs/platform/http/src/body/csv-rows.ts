@@ -90,6 +90,11 @@ export class CsvParser implements RecordParser<CsvRow> {
     this.pending = '';
   }
 
+  lineAtEnd(): number {
+    // `pending` starts on `line` and may hold line breaks of a quoted cell still open.
+    return this.line + lineBreaksIn(this.pending, 0, this.pending.length);
+  }
+
   private parse(text: string, final: boolean, out: (CsvRow | RecordFailure)[]): void {
     let pos = 0;
     let line = this.line;

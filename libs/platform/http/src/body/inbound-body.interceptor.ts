@@ -44,10 +44,10 @@ export class InboundBodyInterceptor implements NestInterceptor {
       case 'csv':
         return { kind: 'records', format, origin: 'body', stream: request.body as InboundStream };
       case 'file':
-        return uploadedRecords(request, this.config.fileLimitBytes);
+        return uploadedRecords(request.body as InboundStream, request.headers['content-type'], this.config);
     }
   }
 }
 
-/** What the streaming parser (see `http-server.ts`) leaves as the body of NDJSON and CSV requests. */
+/** What the streaming parsers (see `http-server.ts`) leave as the body of NDJSON, CSV and multipart requests. */
 type InboundStream = Extract<InboundBody, { kind: 'records' }>['stream'];

@@ -46,8 +46,39 @@ describe('ndjsonValues', () => {
     });
   });
 
-  it('keeps reading invalid UTF-8 as replacement characters, as it always did', async () => {
-    expect(await valuesOf(streamOf(Buffer.from([0x22, 0xff, 0x22, 0x0a])))).toEqual([{ line: 1, value: '\uFFFD' }]);
+  it('refuses bytes that are not UTF-8, naming their line after the values before it, wherever the chunks break', async () => {
+    const document = Buffer.concat([Buffer.from('"a"\n"é"\n\n"b'), Buffer.from([0xff]), Buffer.from('"\n"c"\n')]);
+    for (let cut = 0; cut <= document.length; cut += 1) {
+      const seen: unknown[] = [];
+      const reading = (async () => {
+        for await (const value of ndjsonValues(streamOf(document.subarray(0, cut), document.subarray(cut)))) seen.push(value);
+      })();
+      await expect(reading).rejects.toMatchObject({ code: 'invalid_request', detail: 'line 4: is not UTF-8 text (an invalid byte sequence)' });
+      expect(seen).toEqual([
+        { line: 1, value: 'a' },
+        { line: 2, value: 'é' },
+      ]);
+    }
+  });
+
+  it('names the line of a text that ends in the middle of a character', async () => {
+    await expect(valuesOf(streamOf('"a"\n"', Buffer.from([0xe2, 0x82])))).rejects.toMatchObject({
+      detail: 'line 2: is not UTF-8 text (it ends in the middle of a character)',
+    });
+  });
+
+  it.each([
+    ['a NUL character', '"ok"\n{"a":{"b":"x\\u0000"}}\n', 'line 2: a.b: contains a NUL character (\\u0000), which cannot be stored'],
+    ['a lone surrogate', '"\\ud800"\n', 'line 1: contains a lone UTF-16 surrogate (\\ud800 to \\udfff), which is not a character'],
+    ['a number beyond a double', '{"n":[1,-1e400]}\n', 'line 1: n.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
+    ['nesting beyond 64 levels', `${'['.repeat(65)}${']'.repeat(65)}\n`, 'line 1: is nested more than 64 levels deep (arrays and objects)'],
+  ])('refuses a line holding %s, naming the line and the path', async (_case, text, detail) => {
+    await expect(valuesOf(streamOf(text))).rejects.toMatchObject({ code: 'invalid_request', detail });
+  });
+
+  it('takes 64 levels of nesting and well-formed surrogate pairs', async () => {
+    const deep = `${'['.repeat(64)}"😀"${']'.repeat(64)}`;
+    expect(await valuesOf(streamOf(`${deep}\n`))).toEqual([{ line: 1, value: JSON.parse(deep) }]);
   });
 });
 

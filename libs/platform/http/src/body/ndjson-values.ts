@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './json-checks';
 import { oneByOne } from './one-by-one';
 import {
   MAX_RECORD_CHARS,
@@ -20,12 +21,14 @@ export interface NdjsonValue {
  * The JSON values of a newline-delimited JSON stream, one per line, read chunk by chunk. Blank lines
  * and indentation are ignored. A line that is not JSON, or longer than `MAX_RECORD_CHARS`, fails with
  * 400 naming the line (after the values before it); tolerant reading hands out a `RecordFailure`
- * for it instead and goes on.
+ * for it instead and goes on. Strict reading also refuses what a JSON body may not hold (see
+ * `json-checks.ts`: nesting beyond 64 levels, NUL, lone surrogates, numbers beyond a double), naming
+ * the line and the path; an import judges its rows itself, field by field.
  */
 export function ndjsonValues(stream: Readable): AsyncIterableIterator<NdjsonValue>;
 export function ndjsonValues(stream: Readable, options: TolerantReading): AsyncIterableIterator<NdjsonValue | RecordFailure>;
 export function ndjsonValues(stream: Readable, options?: TolerantReading): AsyncIterableIterator<NdjsonValue | RecordFailure> {
-  return oneByOne(options?.tolerant ? tolerantBatches(stream, new NdjsonParser()) : strictBatches(stream, new NdjsonParser()));
+  return oneByOne(options?.tolerant ? tolerantBatches(stream, new NdjsonParser()) : strictBatches(stream, new NdjsonParser(true)));
 }
 
 /** Tolerant `ndjsonValues`, a chunk's worth at a time: for consumers of millions of lines. */
@@ -47,6 +50,9 @@ export class NdjsonParser implements RecordParser<NdjsonValue> {
   /** Inside an over-long line already reported: text is dropped up to the next line break. */
   private skipping = false;
 
+  /** @param checksValues refuse values a JSON body may not hold (strict reading of synchronous requests). */
+  constructor(private readonly checksValues = false) {}
+
   push(chunk: string, out: (NdjsonValue | RecordFailure)[]): void {
     // The carried-over text holds no line break: the search for the next one starts after it.
     const searchFrom = this.pending.length;
@@ -55,7 +61,7 @@ export class NdjsonParser implements RecordParser<NdjsonValue> {
     if (start === -1) return;
     for (let end = text.indexOf('\n', Math.max(start, searchFrom)); end !== -1; end = text.indexOf('\n', start)) {
       this.line += 1;
-      if (end > start) parseLine(text, start, end, this.line, out);
+      if (end > start) parseLine(text, start, end, this.line, out, this.checksValues);
       start = end + 1;
     }
     this.pending = start === 0 ? text : text.slice(start);
@@ -67,8 +73,13 @@ export class NdjsonParser implements RecordParser<NdjsonValue> {
   }
 
   end(out: (NdjsonValue | RecordFailure)[]): void {
-    if (!this.skipping && this.pending.length > 0) parseLine(this.pending, 0, this.pending.length, this.line + 1, out);
+    if (!this.skipping && this.pending.length > 0) parseLine(this.pending, 0, this.pending.length, this.line + 1, out, this.checksValues);
     this.pending = '';
+  }
+
+  lineAtEnd(): number {
+    // The carried-over text (or the over-long line being skipped) is the line after the last completed one.
+    return this.line + 1;
   }
 
   /** Where the text after the over-long line starts, or -1 when this chunk is still part of it. */
@@ -81,15 +92,22 @@ export class NdjsonParser implements RecordParser<NdjsonValue> {
   }
 }
 
-function parseLine(text: string, start: number, end: number, line: number, out: (NdjsonValue | RecordFailure)[]): void {
+function parseLine(text: string, start: number, end: number, line: number, out: (NdjsonValue | RecordFailure)[], checksValues: boolean): void {
   if (end - start === 1 && text.charCodeAt(start) === CR) return;
   if (end - start > MAX_RECORD_CHARS) {
     out.push({ line, error: RECORD_TOO_LONG });
     return;
   }
   const source = text.slice(start, end);
+  if (checksValues && nestsTooDeep(source)) {
+    out.push({ line, error: NESTED_TOO_DEEP });
+    return;
+  }
   try {
-    out.push({ line, value: JSON.parse(source) as unknown });
+    const value = JSON.parse(source) as unknown;
+    const problem = checksValues ? jsonValueProblem(value) : undefined;
+    if (problem === undefined) out.push({ line, value });
+    else out.push({ line, error: problem.path === '' ? problem.reason : `${problem.path}: ${problem.reason}` });
   } catch (error) {
     // Blank lines and indentation are whitespace to JSON too: only a line with content is a failure.
     if (source.trim().length === 0) return;

@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 import { Readable } from 'node:stream';
-import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../errors/domain-error';
+import type { SizeLimits } from '../errors/problem';
 import { chunksOf, limitBytes } from './byte-limit';
 import type { InboundBody, RecordFormat } from './inbound-body';
+import { boundaryOf, MultipartReader, type PartHeaders } from './multipart';
 
 /** The form field an upload must use. */
 export const FILE_FIELD = 'file';
@@ -25,38 +25,45 @@ const FORMAT_OF_MIME_TYPE: Readonly<Record<string, RecordFormat>> = {
 };
 
 /**
- * The records of the multipart part named `file`, as a stream limited to `fileLimitBytes`. The
+ * The records of the multipart part named `file` (whatever its disposition: `form-data` from browsers
+ * and libraries, `attachment` from curl under `multipart/mixed`), as a stream limited to
+ * `fileLimitBytes`. The other parts are skipped; together they may hold up to `bodyLimitBytes`. The
  * format comes from the file name's extension, else its declared type, else its first non-blank
- * character (`{` or `"` means NDJSON, anything else CSV).
+ * character (`{` or `"` means NDJSON, anything else CSV). The stream ends only once the whole body
+ * is read: a second `file` part, or framing cut short, fails it with 400, so a handler never acts on
+ * half of what was sent.
  */
-export async function uploadedRecords(request: FastifyRequest, fileLimitBytes: number): Promise<InboundBody> {
-  const part = await filePartOf(request);
+export async function uploadedRecords(body: Readable, contentType: string | undefined, limits: SizeLimits): Promise<InboundBody> {
+  const reader = new MultipartReader(body, boundaryOf(contentType), limits.bodyLimitBytes);
+  const part = await filePartOf(reader);
   if (!part) throw new DomainError('invalid_request', `${FILE_FIELD}: is required (upload the records as the form field '${FILE_FIELD}')`);
-  const stream = limitBytes(part.file, fileLimitBytes, 'file');
-  const declared = formatFromName(part) ?? FORMAT_OF_MIME_TYPE[part.mimetype.toLowerCase()];
+  const stream = limitBytes(Readable.from(fileThenTheRest(reader), { objectMode: false }), limits.fileLimitBytes, 'file');
+  const declared = formatFromName(part) ?? (part.mediaType === undefined ? undefined : FORMAT_OF_MIME_TYPE[part.mediaType]);
   if (declared) return { kind: 'records', format: declared, origin: 'file', stream };
   return { kind: 'records', origin: 'file', ...(await sniffFormat(stream)) };
 }
 
-/** Skips (and drains) parts until the one named `file`; malformed multipart framing is a 400. */
-async function filePartOf(request: FastifyRequest): Promise<MultipartFile | undefined> {
-  try {
-    for await (const part of request.parts()) {
-      if (part.type !== 'file') continue;
-      if (part.fieldname === FILE_FIELD) return part;
-      part.file.resume();
+/** Skips (and drains) parts until the one named `file`. */
+async function filePartOf(reader: MultipartReader): Promise<PartHeaders | undefined> {
+  for (let part = await reader.nextPart(); part !== undefined; part = await reader.nextPart()) {
+    if (part.name === FILE_FIELD) return part;
+    await reader.skipBody();
+  }
+  return undefined;
+}
+
+/** The file's bytes, then the rest of the body read through, so that the stream's end means the upload's. */
+async function* fileThenTheRest(reader: MultipartReader): AsyncGenerator<Buffer> {
+  yield* reader.body();
+  for (let part = await reader.nextPart(); part !== undefined; part = await reader.nextPart()) {
+    if (part.name === FILE_FIELD) {
+      throw new DomainError('invalid_request', `${FILE_FIELD}: was sent more than once; upload one file per request`);
     }
-    return undefined;
-  } catch (error) {
-    // @fastify/multipart's own errors carry their status (413 for limits); busboy's parse errors do not.
-    if (error instanceof Error && !('statusCode' in error)) {
-      throw new DomainError('invalid_request', `body: is not valid multipart data (${error.message})`);
-    }
-    throw error;
+    await reader.skipBody();
   }
 }
 
-function formatFromName(part: MultipartFile): RecordFormat | undefined {
+function formatFromName(part: PartHeaders): RecordFormat | undefined {
   return part.filename ? FORMAT_OF_EXTENSION[extname(part.filename).toLowerCase()] : undefined;
 }
 

@@ -2,6 +2,8 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'not_found'
+  /** The path exists, but not under this method; `allowedMethods` says which it takes. */
+  | 'method_not_allowed'
   | 'conflict'
   | 'unauthenticated'
   | 'forbidden'
@@ -14,6 +16,8 @@ export type ErrorCode =
 export interface DomainErrorOptions {
   /** For `throttled`: whole seconds until the client may retry; sent as `Retry-After`. */
   readonly retryAfterSeconds?: number;
+  /** For `method_not_allowed`: the methods the path takes; sent as `Allow`. */
+  readonly allowedMethods?: readonly string[];
   /** What failed underneath, for the log (5xx are logged with their cause); never shown to the client. */
   readonly cause?: unknown;
 }
@@ -25,6 +29,7 @@ export interface DomainErrorOptions {
  */
 export class DomainError extends Error {
   readonly retryAfterSeconds: number | undefined;
+  readonly allowedMethods: readonly string[] | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -34,6 +39,7 @@ export class DomainError extends Error {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.allowedMethods = options.allowedMethods;
   }
 }
 

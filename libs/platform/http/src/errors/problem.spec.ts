@@ -15,6 +15,7 @@ describe('problemOf', () => {
     ['unauthenticated', 401, 'Unauthorized'],
     ['forbidden', 403, 'Forbidden'],
     ['not_found', 404, 'Not Found'],
+    ['method_not_allowed', 405, 'Method Not Allowed'],
     ['conflict', 409, 'Conflict'],
     ['payload_too_large', 413, 'Payload Too Large'],
     ['unsupported_media_type', 415, 'Unsupported Media Type'],
@@ -44,9 +45,17 @@ describe('problemOf', () => {
     );
   });
 
-  it('names the file limit for an upload that is too large', () => {
-    const problem = problemOf(fastifyError('FST_REQ_FILE_TOO_LARGE', 413, 'request file too large'), limits);
-    expect(problem.body).toEqual({ error: true, status: 413, title: 'Payload Too Large', detail: 'file exceeds the 200 MB limit' });
+  it('sends the methods a path takes as Allow', () => {
+    const problem = problemOf(new DomainError('method_not_allowed', 'DELETE is not allowed', { allowedMethods: ['GET', 'HEAD'] }), limits);
+    expect(problem).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
+  });
+
+  it('answers the router\u2019s refusals without quoting the path', () => {
+    const badUrl = problemOf(fastifyError('FST_ERR_BAD_URL', 400, "'/v2/accounts/%E0%A4%A/flows' is not a valid url component"), limits);
+    expect(badUrl.body).toMatchObject({ status: 400, detail: expect.stringMatching(/^path: is not a valid URL/) });
+    const long = problemOf(fastifyError('FST_ERR_MAX_PARAM_LENGTH', 414, `'/v2/accounts/${'x'.repeat(2000)}' is exceeding the max param length`), limits);
+    expect(long.body).toEqual({ error: true, status: 414, title: 'URI Too Long', detail: 'path: a path segment (an id) is longer than 1024 characters' });
+    for (const answer of [badUrl, long]) expect(answer.body.detail).not.toContain('/v2/accounts');
   });
 
   it('says which media types are accepted for a 415 from the HTTP layer', () => {

@@ -5,6 +5,13 @@ import { unsupportedMediaTypeDetail } from '../body/media-types';
 import { DomainError, type ErrorCode } from './domain-error';
 import { payloadTooLarge } from './size-limit';
 
+/**
+ * The longest path parameter (an id in the path, once percent-decoded, in UTF-16 units); the router
+ * refuses longer ones with 414 before any route runs. Fastify's default of 100 would refuse real user
+ * ids (e-mail addresses run longer); ids have tighter rules of their own, checked where they are used.
+ */
+export const MAX_PATH_PARAMETER_CHARS = 1024;
+
 /** A Problem Details response: status, body and any extra headers (e.g. `Retry-After`). */
 export interface ProblemResponse {
   readonly status: number;
@@ -44,6 +51,7 @@ export function problemOf(error: unknown, limits: SizeLimits): ProblemResponse {
 function fromDomainError(error: DomainError): ProblemResponse {
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
+  if (error.allowedMethods !== undefined) headers['allow'] = error.allowedMethods.join(', ');
   return { ...problem(statusOf(error.code), error.detail), headers };
 }
 
@@ -57,6 +65,8 @@ function statusOf(code: ErrorCode): number {
       return 403;
     case 'not_found':
       return 404;
+    case 'method_not_allowed':
+      return 405;
     case 'conflict':
       return 409;
     case 'payload_too_large':
@@ -82,19 +92,25 @@ function fromHttpException(exception: HttpException, limits: SizeLimits): Proble
   return problem(status, messageOf(exception));
 }
 
-/** Client errors thrown by Fastify plugins while a handler runs (multipart reading, mostly). */
+/**
+ * Client errors of Fastify itself: the body limit, and the router's refusals before any route runs
+ * (`frameworkErrors`), whose own messages quote the whole path.
+ */
 function fromFastifyError(error: FastifyLikeError, limits: SizeLimits): ProblemResponse {
   switch (error.code) {
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return fromDomainError(payloadTooLarge('file', limits.fileLimitBytes));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return fromDomainError(payloadTooLarge('request body', limits.bodyLimitBytes));
+    case 'FST_ERR_BAD_URL':
+      return problem(400, 'path: is not a valid URL (a % must start an escape of two hexadecimal digits, and the escapes must spell UTF-8 text)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return problem(414, `path: a path segment (an id) is longer than ${MAX_PATH_PARAMETER_CHARS} characters`);
     default:
       return problem(error.statusCode, error.message);
   }
 }
 
-function problem(status: number, detail: string): ProblemResponse {
+/** A Problem Details response with a status and a detail, for errors that are answered without being thrown. */
+export function problem(status: number, detail: string): ProblemResponse {
   return { status, body: { error: true, status, title: STATUS_CODES[status] ?? 'Error', detail }, headers: {} };
 }
 
