@@ -176,6 +176,9 @@ async function closedPortUrl(): Promise<string> {
   return url;
 }
 
+/** Long enough for the large bodies sent here, short enough to wait for in a test. */
+const UPSTREAM_TIMEOUT_MS = 3_000;
+
 describe('GatewayProxy', () => {
   const service = new FakeService();
   let serviceUrl: string;
@@ -194,6 +197,7 @@ describe('GatewayProxy', () => {
       GUIDEPOST_PROFILE_SERVICE_URL: serviceUrl,
       GUIDEPOST_INGESTION_SERVICE_URL: serviceUrl,
       GUIDEPOST_SEGMENT_SERVICE_URL: downUrl,
+      GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
     });
     gateway = await startGateway(config);
     base = await gateway.getUrl();
@@ -439,6 +443,7 @@ describe('GatewayProxy', () => {
       const answer = await send(base, { path: '/v2/accounts/acme/segments', headers: { authorization: basic('acme') } });
       expect(answer.status).toBe(503);
       expect(json(answer)).toEqual({ error: true, status: 503, title: 'Service Unavailable', detail: 'the segment service is unavailable' });
+      expect(answer.headers['retry-after']).toBe('5');
     });
 
     it('is a 503 for a request with a body too, and the gateway keeps serving', async () => {
@@ -450,6 +455,22 @@ describe('GatewayProxy', () => {
       );
       expect(answer.status).toBe(503);
       expect((await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme') } })).status).toBe(200);
+    });
+  });
+
+  describe('a service that freezes', () => {
+    it('is a 504 naming the service once the upstream timeout has passed, not a request held for minutes', async () => {
+      service.handle = () => new Promise(() => undefined);
+      const started = Date.now();
+      const answer = await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme') } });
+      expect(answer.status).toBe(504);
+      expect(json(answer)).toEqual({
+        error: true,
+        status: 504,
+        title: 'Gateway Timeout',
+        detail: `the content service did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`,
+      });
+      expect(Date.now() - started).toBeLessThan(UPSTREAM_TIMEOUT_MS + 2_000);
     });
   });
 

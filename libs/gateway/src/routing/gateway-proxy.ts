@@ -4,20 +4,20 @@ import { Injectable } from '@nestjs/common';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
-import { DomainError } from '@guidepost/platform-http';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DomainError } from '@guidepost/platform-http';
 import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 
 /**
- * How long the gateway waits on a service. Both are silences, never totals: an upload or an export
- * takes as long as it takes while bytes keep moving. A service answers an upload once it has stored
- * the last byte, so the wait for its headers starts only after the body was sent.
+ * How long the gateway waits on a service: to connect, then `GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS`
+ * for the answer's headers and again for each further piece of its body. Both are silences, never
+ * totals: an upload or a long answer takes as long as it takes while bytes keep moving. A service
+ * answers an upload once it has stored the last byte, so the wait for its headers starts only after
+ * the body was sent. A frozen service costs a client that long, then a 504, never a hung request.
  */
-const UPSTREAM_TIMEOUTS = {
-  connect: { timeout: 5_000 },
-  headersTimeout: 300_000,
-  bodyTimeout: 300_000,
-};
+function upstreamTimeouts(silenceMs: number): { connect: { timeout: number }; headersTimeout: number; bodyTimeout: number } {
+  return { connect: { timeout: 5_000 }, headersTimeout: silenceMs, bodyTimeout: silenceMs };
+}
 
 type ServiceUrls = Readonly<Record<ServiceName, string>>;
 
@@ -41,10 +41,11 @@ export class GatewayProxy {
       proxy.removeAllContentTypeParsers();
       proxy.addContentTypeParser('*', (_request, body, done) => done(null, detachedBody(body)));
       // No retries: a method's safety is the service's business, and its answers pass through as they are.
-      await proxy.register(replyFrom, { undici: UPSTREAM_TIMEOUTS, retryMethods: [], disableCache: true, disableRequestLogging: true });
+      const undici = upstreamTimeouts(this.config.gatewayUpstreamTimeoutMs);
+      await proxy.register(replyFrom, { undici, retryMethods: [], disableCache: true, disableRequestLogging: true });
       for (const { prefix, service } of ROUTE_OWNERSHIP) {
         const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-          forwardTo(service, serviceUrls[service], internalToken, request, reply);
+          forwardTo({ service, url: serviceUrls[service], timeoutMs: this.config.gatewayUpstreamTimeoutMs }, internalToken, request, reply);
         proxy.all(prefix, forward);
         proxy.all(`${prefix}/*`, forward);
       }
@@ -52,7 +53,13 @@ export class GatewayProxy {
   }
 }
 
-function forwardTo(service: ServiceName, serviceUrl: string, internalToken: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+interface Upstream {
+  readonly service: ServiceName;
+  readonly url: string;
+  readonly timeoutMs: number;
+}
+
+function forwardTo(upstream: Upstream, internalToken: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // The path only: reply-from appends the query string exactly as the client sent it.
   const path = request.url.split('?', 1)[0];
   const forwarded = {
@@ -64,18 +71,25 @@ function forwardTo(service: ServiceName, serviceUrl: string, internalToken: stri
     keepsAuthorization: path.startsWith('/admin/'),
   };
   try {
-    return reply.from(`${serviceUrl}${path}`, {
+    return reply.from(`${upstream.url}${path}`, {
       rewriteRequestHeaders: (_request, headers) => headersToService(headers, forwarded, internalToken),
       rewriteHeaders: (headers) => headersToClient(headers),
-      onError: (failed, { error }) => {
-        void failed.send(new DomainError('unavailable', `the ${service} service is unavailable`, { cause: error }));
-      },
+      onError: (failed, { error }) => void failed.send(upstreamFailure(upstream, error)),
     });
   } catch (error) {
     // reply-from refuses '..' segments (400) rather than let a path climb out of the service's base URL.
     if (statusCodeOf(error) !== 400) throw error;
     throw new DomainError('invalid_request', `path: '${path}' has '..' segments, which cannot be forwarded`, { cause: error });
   }
+}
+
+/** A service that did not answer in time is a 504; one that cannot be reached (or broke off) a 503. */
+function upstreamFailure(upstream: Upstream, error: unknown): DomainError {
+  if (statusCodeOf(error) === 504) {
+    const detail = `the ${upstream.service} service did not answer within ${upstream.timeoutMs / 1000} s`;
+    return new DomainError('upstream_timeout', detail, { cause: error });
+  }
+  return new DomainError('unavailable', `the ${upstream.service} service is unavailable`, { cause: error, retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS });
 }
 
 function statusCodeOf(error: unknown): unknown {

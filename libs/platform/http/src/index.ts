@@ -1,5 +1,5 @@
 export { DomainError, notFound, type DomainErrorOptions, type ErrorCode } from './errors/domain-error';
-export { problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
+export { DEPENDENCY_RETRY_AFTER_SECONDS, problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
 export { compileValidator } from './validation/compile-validator';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';

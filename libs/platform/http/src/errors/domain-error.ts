@@ -11,7 +11,9 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'throttled'
   /** Something this request needs (another service) cannot be reached; retrying later may succeed. */
-  | 'unavailable';
+  | 'unavailable'
+  /** Another service took too long to answer (the gateway's upstream timeout). */
+  | 'upstream_timeout';
 
 export interface DomainErrorOptions {
   /** For `throttled`: whole seconds until the client may retry; sent as `Retry-After`. */

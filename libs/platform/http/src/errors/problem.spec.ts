@@ -93,4 +93,15 @@ describe('problemOf', () => {
       });
     }
   });
+
+  it('answers 503 with Retry-After when a store or service the request needs is down, revealing nothing of it', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+    const starting = Object.assign(new Error('the database system is starting up'), { code: '57P03' });
+    for (const error of [refused, starting, new Error('query failed', { cause: refused })]) {
+      const answer = problemOf(error, limits);
+      expect(answer.status).toBe(503);
+      expect(answer.headers).toEqual({ 'retry-after': '5' });
+      expect(JSON.stringify(answer.body)).not.toMatch(/10\.0\.0\.7|5432|starting up/);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import type { Problem } from '@guidepost/contracts-http';
+import { classifyFailure } from '@guidepost/platform-failures';
 import { unsupportedMediaTypeDetail } from '../body/media-types';
 import { DomainError, type ErrorCode } from './domain-error';
 import { payloadTooLarge } from './size-limit';
@@ -38,14 +39,28 @@ const UNEXPECTED_DETAIL = 'An unexpected error occurred; it has been logged';
  * filter, which Nest also installs as Fastify's error handler (during `app.init()`, replacing any set
  * before), so failures in content-type parsers and Fastify hooks, which run before Nest, end here
  * too; Nest hands those over as `HttpException`s carrying Fastify's status and message. Errors that
- * are neither domain nor HTTP errors become a 500 with a generic detail: internals never reach the
- * client, and the caller logs every 5xx.
+ * are neither domain nor HTTP errors become a 503 with `Retry-After` when a dependency is down (a
+ * transient failure, see `classifyFailure`), else a 500 with a generic detail: internals never reach
+ * the client, and the caller logs every 5xx.
  */
 export function problemOf(error: unknown, limits: SizeLimits): ProblemResponse {
   if (error instanceof DomainError) return fromDomainError(error);
   if (error instanceof HttpException) return fromHttpException(error, limits);
   if (isFastifyError(error) && error.statusCode < 500) return fromFastifyError(error, limits);
+  if (classifyFailure(error) === 'transient') return dependencyUnavailable();
   return problem(500, UNEXPECTED_DETAIL);
+}
+
+/** How long a client is asked to wait when a store or service it needs is down (a restart takes seconds). */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A database, store or service this request needs is down or restarting: the request changed nothing
+ * (a unit of work commits whole or not at all), so the client may send it again after `Retry-After`.
+ */
+function dependencyUnavailable(): ProblemResponse {
+  const detail = 'A service this request needs is temporarily unavailable; nothing was changed. Retry after the time in Retry-After.';
+  return { ...problem(503, detail), headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) } };
 }
 
 function fromDomainError(error: DomainError): ProblemResponse {
@@ -77,6 +92,8 @@ function statusOf(code: ErrorCode): number {
       return 429;
     case 'unavailable':
       return 503;
+    case 'upstream_timeout':
+      return 504;
   }
 }
 
