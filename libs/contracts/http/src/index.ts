@@ -40,3 +40,5 @@ export * from './schemas/profiles.schema';
 export * from './schemas/events.schema';
 export * from './schemas/imports.schema';
 export * from './schemas/exports.schema';
+export * from './schemas/input-limits';
+export * from './schemas/storable-values';

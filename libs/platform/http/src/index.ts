@@ -1,6 +1,7 @@
 export { DomainError, notFound, type DomainErrorOptions, type ErrorCode } from './errors/domain-error';
 export { DEPENDENCY_RETRY_AFTER_SECONDS, problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
 export { compileValidator } from './validation/compile-validator';
+export { checkedIdentifier, IdentifierParam } from './validation/identifier';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';
 export { ndjsonValueBatches, ndjsonValues, type NdjsonValue } from './body/ndjson-values';

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { type GroupProfile, GroupProfileUpdateSchema, statusAcknowledgement, type StatusAcknowledgement } from '@guidepost/contracts-http';
-import { AcceptsBody, compileValidator, InboundBody, userIdsOf } from '@guidepost/platform-http';
+import { AcceptsBody, compileValidator, IdentifierParam, InboundBody, userIdsOf } from '@guidepost/platform-http';
 import { GroupAssociationService } from '../application/group-association.service';
 import { ProfilesService } from '../application/profiles.service';
 import { profilePropertiesOf } from './profile-body';
@@ -16,7 +16,7 @@ export class GroupController {
   ) {}
 
   @Get('profile')
-  get(@Param('account_id') accountId: string, @Param('group_id') groupId: string): Promise<GroupProfile> {
+  get(@Param('account_id') accountId: string, @Param('group_id', IdentifierParam) groupId: string): Promise<GroupProfile> {
     return this.profiles.get('group', accountId, groupId);
   }
 
@@ -24,7 +24,7 @@ export class GroupController {
   @AcceptsBody('json', 'csv')
   async update(
     @Param('account_id') accountId: string,
-    @Param('group_id') groupId: string,
+    @Param('group_id', IdentifierParam) groupId: string,
     @InboundBody() body: InboundBody,
   ): Promise<StatusAcknowledgement> {
     await this.profiles.update('group', accountId, groupId, await profilePropertiesOf(body, parseGroupProfileUpdate));
@@ -36,7 +36,7 @@ export class GroupController {
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
   associateUsers(
     @Param('account_id') accountId: string,
-    @Param('group_id') groupId: string,
+    @Param('group_id', IdentifierParam) groupId: string,
     @InboundBody() body: InboundBody,
   ): Promise<StatusAcknowledgement> {
     return this.associate(accountId, groupId, body);
@@ -47,7 +47,7 @@ export class GroupController {
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
   associateUsersWithPost(
     @Param('account_id') accountId: string,
-    @Param('group_id') groupId: string,
+    @Param('group_id', IdentifierParam) groupId: string,
     @InboundBody() body: InboundBody,
   ): Promise<StatusAcknowledgement> {
     return this.associate(accountId, groupId, body);

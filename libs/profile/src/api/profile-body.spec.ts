@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { compileValidator, type InboundBody } from '@guidepost/platform-http';
-import { UserProfileUpdateSchema } from '@guidepost/contracts-http';
+import { PROFILE_UPDATE_MAX_PROPERTIES, UserProfileUpdateSchema } from '@guidepost/contracts-http';
 import { profilePropertiesOf } from './profile-body';
 
 const parseJson = compileValidator(UserProfileUpdateSchema);
@@ -17,6 +17,19 @@ describe('profilePropertiesOf', () => {
       code: 'invalid_request',
       detail: expect.stringMatching(/^body: /),
     });
+  });
+
+  it(`takes ${PROFILE_UPDATE_MAX_PROPERTIES} properties, as JSON or CSV, and refuses one more, naming the limit`, async () => {
+    const names = Array.from({ length: PROFILE_UPDATE_MAX_PROPERTIES + 1 }, (_, index) => `p${index}`);
+    const json = (count: number) => Object.fromEntries(names.slice(0, count).map((name) => [name, 1]));
+    const csvOf = (count: number) => csv(`${names.slice(0, count).join(',')}\n${names.slice(0, count).map(() => '1').join(',')}\n`);
+    expect(Object.keys(await profilePropertiesOf({ kind: 'json', value: json(PROFILE_UPDATE_MAX_PROPERTIES) }, parseJson))).toHaveLength(
+      PROFILE_UPDATE_MAX_PROPERTIES,
+    );
+    expect(Object.keys(await profilePropertiesOf(csvOf(PROFILE_UPDATE_MAX_PROPERTIES), parseJson))).toHaveLength(PROFILE_UPDATE_MAX_PROPERTIES);
+    const tooMany = { code: 'invalid_request', detail: `body: must NOT have more than ${PROFILE_UPDATE_MAX_PROPERTIES} properties` };
+    await expect(profilePropertiesOf({ kind: 'json', value: json(PROFILE_UPDATE_MAX_PROPERTIES + 1) }, parseJson)).rejects.toMatchObject(tooMany);
+    await expect(profilePropertiesOf(csvOf(PROFILE_UPDATE_MAX_PROPERTIES + 1), parseJson)).rejects.toMatchObject(tooMany);
   });
 
   it('refuses a missing body, naming it', async () => {

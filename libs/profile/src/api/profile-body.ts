@@ -4,19 +4,20 @@ import type { ProfileProperties } from '../domain/profile-properties';
 
 /**
  * The properties of a `PATCH .../profile` body: a JSON object, or CSV with a header line naming the
- * properties and exactly one row of values (typed like every CSV intake: see `typedCsvCell`).
+ * properties and exactly one row of values (typed like every CSV intake: see `typedCsvCell`). Both
+ * forms go through the same schema (`parse`), so the limits of an update are the same in either.
  * Anything else is a 400 naming the body, or the line at fault.
  */
-export async function profilePropertiesOf(body: InboundBody, parseJson: (value: unknown) => ProfileProperties): Promise<ProfileProperties> {
+export async function profilePropertiesOf(body: InboundBody, parse: (value: unknown) => ProfileProperties): Promise<ProfileProperties> {
   switch (body.kind) {
     case 'empty':
       throw new DomainError('invalid_request', 'body: is required (the profile properties, as a JSON object)');
     case 'json':
-      return parseJson(body.value);
+      return parse(body.value);
     case 'records':
       // `@AcceptsBody('json', 'csv')` answers 415 to anything else before the handler runs.
       if (body.format !== 'csv') throw new DomainError('unsupported_media_type', 'This endpoint accepts application/json or text/csv');
-      return csvProfileOf(body.stream);
+      return parse(await csvProfileOf(body.stream));
   }
 }
 

@@ -8,7 +8,7 @@ import {
   UserProfileUpdateSchema,
 } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, InboundBody } from '@guidepost/platform-http';
+import { AcceptsBody, compileValidator, IdentifierParam, InboundBody } from '@guidepost/platform-http';
 import { ProfileDeletionService } from '../application/profile-deletion.service';
 import { ProfilesService } from '../application/profiles.service';
 import { profilePropertiesOf } from './profile-body';
@@ -25,7 +25,7 @@ export class UserProfileController {
   ) {}
 
   @Get()
-  get(@Param('account_id') accountId: string, @Param('user_id') userId: string): Promise<UserProfile> {
+  get(@Param('account_id') accountId: string, @Param('user_id', IdentifierParam) userId: string): Promise<UserProfile> {
     return this.profiles.get('user', accountId, userId);
   }
 
@@ -33,7 +33,7 @@ export class UserProfileController {
   @AcceptsBody('json', 'csv')
   async update(
     @Param('account_id') accountId: string,
-    @Param('user_id') userId: string,
+    @Param('user_id', IdentifierParam) userId: string,
     @InboundBody() body: InboundBody,
   ): Promise<StatusAcknowledgement> {
     await this.profiles.update('user', accountId, userId, await profilePropertiesOf(body, parseUserProfileUpdate));
@@ -43,7 +43,7 @@ export class UserProfileController {
   /** 202: deletion is an offline job by contract, though it completes right away. */
   @Delete()
   @HttpCode(HttpStatus.ACCEPTED)
-  async delete(@Param('account_id') accountId: string, @Param('user_id') userId: string): Promise<AsyncAcknowledgement> {
+  async delete(@Param('account_id') accountId: string, @Param('user_id', IdentifierParam) userId: string): Promise<AsyncAcknowledgement> {
     const job = await this.deletion.deleteUserProfile(accountId, userId);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }

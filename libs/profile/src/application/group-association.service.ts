@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { assertStorableId } from '../domain/profile-properties';
 import { profileUpdateEvent } from '../domain/profile-update-events';
 import { distinctUserIdBatches } from '../domain/user-id-batches';
 import { ProfileRepository } from '../data-access/profile.repository';
@@ -28,9 +27,9 @@ export class GroupAssociationService {
    * Sets `group_id` on every user's profile (creating the profiles that do not exist yet), with a
    * `svc:profile_update` event per user, in one transaction: the ids are read as they stream in,
    * one batch at a time (its events written to the outbox before the next is read), and a bad line rolls everything back so that a 400 leaves nothing half done.
+   * The group id (a path parameter) and every user id (`userIdsOf`) are checked as ids before they get here.
    */
   async associate(accountId: string, groupId: string, userIds: AsyncIterable<string>): Promise<void> {
-    assertStorableId('group_id', groupId);
     const written = { group_id: groupId };
     await this.unitOfWork.run(async (tx) => {
       const rules = await this.filter.rulesOf(tx.manager, accountId);

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { type CreatedJob, JobName, JobRegistryClient } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { profileDeletedEvent } from '../domain/profile-deletion';
-import { assertStorableId } from '../domain/profile-properties';
 import { ProfileRepository } from '../data-access/profile.repository';
 import { PROFILE_SCHEMA } from '../data-access/profile-schema';
 import { emitJobEvent } from './job-events';
@@ -10,7 +9,7 @@ import { emitJobEvent } from './job-events';
 /**
  * Deleting a user profile: an offline operation by contract (202 with a job), done right after the
  * job is created. The row goes and the job's `Completed` is recorded in one transaction, so the job
- * completes exactly when the profile is gone.
+ * completes exactly when the profile is gone. The user id was checked in the path (`IdentifierParam`).
  */
 @Injectable()
 export class ProfileDeletionService {
@@ -21,7 +20,6 @@ export class ProfileDeletionService {
   ) {}
 
   async deleteUserProfile(accountId: string, userId: string): Promise<CreatedJob> {
-    assertStorableId('user_id', userId);
     const job = await this.jobs.createJob({ accountId, name: JobName.DeleteProfile });
     await this.unitOfWork.run(async (tx) => {
       const deleted = await this.profiles.deleteUser(tx.manager, accountId, userId);

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PayloadOf, ProfileRow, ProfileRowsImported } from '@guidepost/contracts-events';
+import { identifierProblem } from '@guidepost/contracts-http';
 import type { Transaction } from '@guidepost/platform-database';
-import { isStorableText, type LineOfProperties, mergeInLineOrder, unstorableTextPath } from '../domain/profile-properties';
+import { type LineOfProperties, mergeInLineOrder, unstorableProblem } from '../domain/profile-properties';
 import { profileUpdateEvent } from '../domain/profile-update-events';
 import { ProfileRepository } from '../data-access/profile.repository';
 import { IntakeFilter } from './intake-filter';
@@ -49,13 +50,15 @@ export class ProfileImportsService {
   }
 
   /**
-   * The import worker refuses text PostgreSQL cannot store; a row that still has some is logged and
-   * skipped here rather than failing, again and again, the whole message with the good rows in it.
+   * The import worker refuses ids and values PostgreSQL cannot store, with the same checks; a row that
+   * still has one is logged and skipped here rather than failing, again and again, the whole message
+   * with the good rows in it.
    */
   private isStorable(jobId: string, row: ProfileRow): boolean {
-    const path = isStorableText(row.id) ? unstorableTextPath(row.properties) : 'id';
-    if (path === undefined) return true;
-    this.logger.error(`import job ${jobId}, line ${row.line}: skipped, ${path} contains a NUL character, which cannot be stored`);
+    const idProblem = identifierProblem(row.id);
+    const problem = idProblem === undefined ? unstorableProblem(row.properties) : { field: 'id', reason: idProblem };
+    if (problem === undefined) return true;
+    this.logger.error(`import job ${jobId}, line ${row.line}: skipped, ${problem.field}: ${problem.reason}`);
     return false;
   }
 }

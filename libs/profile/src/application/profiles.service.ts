@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-http';
 import { PROFILE_KINDS, type ProfileKind } from '../domain/profile-kind';
-import { assertStorableId, assertStorableProperties, type ProfileProperties } from '../domain/profile-properties';
+import { assertStorableProperties, type ProfileProperties } from '../domain/profile-properties';
 import { profileUpdateEvent } from '../domain/profile-update-events';
 import { ProfileRepository } from '../data-access/profile.repository';
 import { PROFILE_SCHEMA } from '../data-access/profile-schema';
@@ -20,8 +20,8 @@ export class ProfilesService {
     @InjectUnitOfWork(PROFILE_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 
+  /** The id was checked in the path (`IdentifierParam`), like every id of the API. */
   async get(kind: ProfileKind, accountId: string, id: string): Promise<ProfileProperties> {
-    assertStorableId(`${kind}_id`, id);
     const profile = await this.profiles.find(kind, accountId, id);
     if (!profile) throw notFound(PROFILE_KINDS[kind].resource, id);
     return profile;
@@ -33,7 +33,6 @@ export class ProfilesService {
    * `svc:profile_update` event in the same transaction.
    */
   async update(kind: ProfileKind, accountId: string, id: string, properties: ProfileProperties): Promise<void> {
-    assertStorableId(`${kind}_id`, id);
     assertStorableProperties(properties);
     const intake = PROFILE_KINDS[kind].updateIntake;
     await this.unitOfWork.run(async (tx) => {

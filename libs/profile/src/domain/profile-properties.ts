@@ -1,4 +1,5 @@
 import { type IngestionFilteringRules, isKeptByFilteringRules } from '@guidepost/contracts-events';
+import { measureStorable, type ValueProblem } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-http';
 import { PROFILE_KINDS, type ProfileKind } from './profile-kind';
 
@@ -25,42 +26,22 @@ export function filterProperties(rules: IngestionFilteringRules, kind: ProfileKi
   return { kept: Object.fromEntries(kept), dropped };
 }
 
-/** Whether PostgreSQL can store the text: it refuses the NUL character in `text` and `jsonb` alike. */
-export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000');
-}
-
 /**
- * Where a value holds text PostgreSQL cannot store (a NUL character, in a key or a string, at any
- * depth), as a property path such as `address.lines.0`; undefined when there is none. Walks with its
- * own stack, so a deeply nested body cannot overflow the call stack.
+ * Refuses, with 400 naming the property, a write that PostgreSQL would reject with a server error or
+ * change on the way (`measureStorable`: NUL, lone surrogates, numbers JSON cannot write, nesting over
+ * `MAX_NESTING`), and a property without a name, which no client could address. Their number is
+ * bounded by the update schemas (`PROFILE_UPDATE_MAX_PROPERTIES`).
  */
-export function unstorableTextPath(properties: ProfileProperties): string | undefined {
-  const pending: { path: string; value: unknown }[] = [{ path: '', value: properties }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { path, value } = next;
-    if (typeof value === 'string') {
-      if (!isStorableText(value)) return path;
-    } else if (typeof value === 'object' && value !== null) {
-      for (const [key, item] of Object.entries(value)) {
-        const itemPath = path === '' ? key : `${path}.${key}`;
-        if (!isStorableText(key)) return itemPath;
-        pending.push({ path: itemPath, value: item });
-      }
-    }
-  }
-  return undefined;
-}
-
-/** Refuses, with 400 naming the property, a write that PostgreSQL would reject with a server error. */
 export function assertStorableProperties(properties: ProfileProperties): void {
-  const path = unstorableTextPath(properties);
-  if (path !== undefined) throw new DomainError('invalid_request', `${path}: contains a NUL character, which cannot be stored`);
+  if (Object.hasOwn(properties, '')) throw new DomainError('invalid_request', '"": a property name must not be empty');
+  const problem = unstorableProblem(properties);
+  if (problem !== undefined) throw new DomainError('invalid_request', `${problem.field}: ${problem.reason}`);
 }
 
-/** The same for an identifier, named by its field (`user_id`, `group_id`). */
-export function assertStorableId(field: string, id: string): void {
-  if (!isStorableText(id)) throw new DomainError('invalid_request', `${field}: contains a NUL character, which cannot be stored`);
+/** What of the properties cannot be stored, named by its property; undefined when everything can. */
+export function unstorableProblem(properties: ProfileProperties): ValueProblem | undefined {
+  const measured = measureStorable(properties, '');
+  return typeof measured === 'number' ? undefined : measured;
 }
 
 /**

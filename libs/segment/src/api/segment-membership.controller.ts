@@ -1,9 +1,10 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { asyncAcknowledgement, type AsyncAcknowledgement, SegmentMembershipExportRequestSchema } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, InboundBody, userIdsOf } from '@guidepost/platform-http';
+import { AcceptsBody, compileValidator, IdentifierParam, InboundBody, userIdsOf } from '@guidepost/platform-http';
 import { MembershipChangeService } from '../application/membership-change.service';
 import { MembershipExportService } from '../application/membership-export.service';
+import { assertExportablePropertyNames } from '../domain/membership-export-format';
 import type { MembershipOperation } from '../domain/membership-progress';
 import { jsonValueOf } from './json-body';
 
@@ -23,7 +24,7 @@ export class SegmentMembershipController {
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
   add(
     @Param('account_id') accountId: string,
-    @Param('segment_id') segmentId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
   ): Promise<AsyncAcknowledgement> {
     return this.submit(accountId, segmentId, 'add', body);
@@ -34,7 +35,7 @@ export class SegmentMembershipController {
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
   remove(
     @Param('account_id') accountId: string,
-    @Param('segment_id') segmentId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
   ): Promise<AsyncAcknowledgement> {
     return this.submit(accountId, segmentId, 'remove', body);
@@ -45,10 +46,11 @@ export class SegmentMembershipController {
   @AcceptsBody('json')
   async export(
     @Param('account_id') accountId: string,
-    @Param('segment_id') segmentId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
   ): Promise<AsyncAcknowledgement> {
     const request = parseExportRequest(jsonValueOf(body));
+    assertExportablePropertyNames(request.property_names ?? []);
     const job = await this.exports.request(accountId, segmentId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }

@@ -7,7 +7,7 @@ import {
   type StatusAcknowledgement,
 } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, InboundBody } from '@guidepost/platform-http';
+import { AcceptsBody, compileValidator, IdentifierParam, InboundBody } from '@guidepost/platform-http';
 import { SegmentsService } from '../application/segments.service';
 import { jsonValueOf } from './json-body';
 import { presentSegment } from './segment.presenter';
@@ -29,7 +29,7 @@ export class SegmentsController {
   }
 
   @Get(':segment_id')
-  async get(@Param('account_id') accountId: string, @Param('segment_id') segmentId: string): Promise<Segment> {
+  async get(@Param('account_id') accountId: string, @Param('segment_id', IdentifierParam) segmentId: string): Promise<Segment> {
     return presentSegment(this.config, await this.segments.get(accountId, segmentId));
   }
 
@@ -45,7 +45,7 @@ export class SegmentsController {
   @AcceptsBody('json')
   async update(
     @Param('account_id') accountId: string,
-    @Param('segment_id') segmentId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
   ): Promise<Segment> {
     const changes = parseSegmentUpdate(jsonValueOf(body));
@@ -53,7 +53,7 @@ export class SegmentsController {
   }
 
   @Delete(':segment_id')
-  async delete(@Param('account_id') accountId: string, @Param('segment_id') segmentId: string): Promise<StatusAcknowledgement> {
+  async delete(@Param('account_id') accountId: string, @Param('segment_id', IdentifierParam) segmentId: string): Promise<StatusAcknowledgement> {
     await this.segments.delete(accountId, segmentId);
     return statusAcknowledgement();
   }

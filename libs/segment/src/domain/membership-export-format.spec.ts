@@ -1,9 +1,22 @@
-import { exportColumns, exportRenderer } from './membership-export-format';
+import { assertExportablePropertyNames, exportColumns, exportRenderer } from './membership-export-format';
 
 describe('exportColumns', () => {
   it('puts user_id first, then each requested property once, in the order asked', () => {
     expect(exportColumns([])).toEqual(['user_id']);
     expect(exportColumns(['plan', 'user_id', 'email', 'plan'])).toEqual(['user_id', 'plan', 'email']);
+  });
+});
+
+describe('assertExportablePropertyNames', () => {
+  it('takes any text a profile can hold, emoji included', () => {
+    expect(() => assertExportablePropertyNames(['plan', 'Zoë', '😀', 'a.b'])).not.toThrow();
+  });
+
+  it.each([
+    [['plan', 'email', 'x', 'a\u0000b'], /^property_names\[3\]: contains a NUL character/],
+    [['\ud800'], /^property_names\[0\]: contains a lone UTF-16 surrogate/],
+  ])('refuses %j with a 400 naming the name by its index', (names, detail) => {
+    expect(() => assertExportablePropertyNames(names)).toThrow(expect.objectContaining({ code: 'invalid_request', detail: expect.stringMatching(detail) }));
   });
 });
 

@@ -1,3 +1,6 @@
+import { textProblem } from '@guidepost/contracts-http';
+import { DomainError } from '@guidepost/platform-http';
+
 export type ExportFormat = 'csv' | 'json';
 
 type Profile = Readonly<Record<string, unknown>>;
@@ -16,6 +19,18 @@ export interface ExportRenderer {
  */
 export function exportColumns(propertyNames: readonly string[]): string[] {
   return ['user_id', ...new Set(propertyNames.filter((name) => name !== 'user_id'))];
+}
+
+/**
+ * Refuses, with 400 naming it (`property_names[3]`), a requested property name that the request's
+ * message could not carry (PostgreSQL `jsonb` refuses NUL and lone surrogates) and no profile can hold:
+ * accepted, it would fail after the job was created instead of before.
+ */
+export function assertExportablePropertyNames(propertyNames: readonly string[]): void {
+  propertyNames.forEach((name, index) => {
+    const problem = textProblem(name);
+    if (problem !== undefined) throw new DomainError('invalid_request', `property_names[${index}]: ${problem}`);
+  });
 }
 
 export function exportRenderer(format: ExportFormat, propertyNames: readonly string[]): ExportRenderer {

@@ -53,13 +53,4 @@ describe('chunkUserIds', () => {
     expect((await chunks.next()).value).toEqual(['a', 'b']);
     await expect(chunks.next()).rejects.toThrow('line 3: expected a JSON string');
   });
-
-  it('refuses an id with a NUL character (PostgreSQL cannot store it), naming its position', async () => {
-    const chunks = collect(chunkUserIds(idsFrom(['a', 'b', 'c\u0000d'])));
-    await expect(chunks).rejects.toThrow(DomainError);
-    await expect(collect(chunkUserIds(idsFrom(['a', 'b', 'c\u0000d'])))).rejects.toMatchObject({
-      code: 'invalid_request',
-      detail: 'user_ids: user id number 3 contains a NUL character',
-    });
-  });
 });

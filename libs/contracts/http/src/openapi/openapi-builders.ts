@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
+import { ID_MAX_LENGTH } from '../schemas/input-limits';
 import { ref, type JsonObject } from './schema-components';
 
 /**
@@ -112,22 +113,31 @@ function errorResponses(errors: readonly OperationError[]): JsonObject {
 // Parameters
 // ---------------------------------------------------------------------------------------------------
 
-const pathParameter = (name: string, description: string): JsonObject => ({
+const pathParameter = (name: string, description: string, schema: JsonObject = { type: 'string', minLength: 1 }): JsonObject => ({
   name,
   in: 'path',
   required: true,
   description,
-  schema: { type: 'string', minLength: 1 },
+  schema,
 });
+
+/** A user, group, segment or job id: the one length limit of every id, in the path as in bodies and imports. */
+const idParameter = (name: string, what: string): JsonObject =>
+  pathParameter(
+    name,
+    `${what} (1 to ${ID_MAX_LENGTH} characters, percent-encoded in the path; a longer one, or one holding NUL or a lone ` +
+      `UTF-16 surrogate, is answered with 400 naming \`${name}\`)`,
+    { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH },
+  );
 
 export const PATH_PARAMETERS = {
   account_id: pathParameter('account_id', 'Account identifier; the API key must belong to this account'),
   flow_id: pathParameter('flow_id', 'Flow identifier'),
-  segment_id: pathParameter('segment_id', 'Segment identifier'),
+  segment_id: idParameter('segment_id', 'Segment identifier'),
   tag_id: pathParameter('tag_id', 'Tag identifier'),
-  user_id: pathParameter('user_id', 'End-user identifier'),
-  group_id: pathParameter('group_id', 'Group identifier'),
-  job_id: pathParameter('job_id', 'Job identifier'),
+  user_id: idParameter('user_id', 'End-user identifier'),
+  group_id: idParameter('group_id', 'Group identifier'),
+  job_id: idParameter('job_id', 'Job identifier'),
   pin_id: pathParameter('pin_id', 'Pin identifier'),
   mobile_id: pathParameter('mobile_id', 'Mobile experience identifier'),
 } satisfies Record<string, JsonObject>;

@@ -1,11 +1,13 @@
 import { PUBLIC_API_VERSION } from '../api-version';
 import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
 import { ExperienceSchema, FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
-import { EventSchema, TrackEventSchema } from '../schemas/events.schema';
-import { EventExportRequestSchema } from '../schemas/exports.schema';
+import { EventSchema, TIME_ZONE_FORMS, TrackEventSchema } from '../schemas/events.schema';
+import { EventExportRequestSchema, EXPORT_MAX_OFFSET } from '../schemas/exports.schema';
+import { ID_MAX_LENGTH } from '../schemas/input-limits';
 import { EventImportRowSchema, GroupImportRowSchema, ProfileImportRowSchema } from '../schemas/imports.schema';
 import { JobDetailSchema, JobEventSchema, JobSummarySchema } from '../schemas/jobs.schema';
 import {
+  PROFILE_UPDATE_MAX_PROPERTIES,
   GroupProfileSchema,
   GroupProfileUpdateSchema,
   UserIdListSchema,
@@ -56,6 +58,14 @@ since 1970. Segments and tags: ISO 8601 with milliseconds and \`Z\`. Job \`start
 
 **Errors.** Every 4xx and 5xx is a Problem Details object \`{ error: true, status, title, detail }\` whose \`detail\`
 names the field, row or line at fault.
+
+**Limits.** User, group, segment and job ids have 1 to ${ID_MAX_LENGTH} characters (Unicode code points) on every path in
+and out: path parameters, JSON bodies, NDJSON and CSV id lists, import rows; a longer one is a 400 naming it (an import
+row fails naming \`user_id\` or \`group_id\`). No id, name, key or text value may hold NUL (\`\\u0000\`) or a lone UTF-16
+surrogate, which no store keeps. Event timestamps lie in the years 1900 to 2299 (the event store's range): track answers
+400 naming \`timestamp\`, an import fails the row. A profile update writes at most ${PROFILE_UPDATE_MAX_PROPERTIES} properties.
+An export skips at most ${EXPORT_MAX_OFFSET} events (\`offset\`) and its conditions are bounded (see the export).
+\`time_zone\` has one grammar, in history and export: ${TIME_ZONE_FORMS}.
 
 **Throttling.** 60 requests per second per account by default (configurable). A throttled request gets 429 with an
 integer \`Retry-After\` (seconds) and the \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers;

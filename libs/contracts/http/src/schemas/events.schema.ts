@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ID_MAX_LENGTH, identifierSchema } from './input-limits';
 
 /**
  * End-user events as the public API takes them (track) and returns them (history). Names starting
@@ -11,31 +12,35 @@ export const EVENT_HISTORY_MAX_LIMIT = 10_000;
 /** `+HH:MM` or `-HH:MM`, from -14:00 to +14:00. */
 export const TIME_ZONE_OFFSET_PATTERN = '^[+-](0\\d:[0-5]\\d|1[0-3]:[0-5]\\d|14:00)$';
 export const TIME_ZONE_MAX_MINUTES = 14 * 60;
+/**
+ * Whole minutes written as text, in JSON integer syntax: no `+` sign and no leading zeros, so that
+ * `+0530` (an ISO 8601 basic offset, 5 h 30) is refused rather than read as 530 minutes.
+ */
+export const TIME_ZONE_MINUTES_PATTERN = '^(0|-?[1-9]\\d{0,2})$';
+/** The one grammar of `time_zone` (history and export alike), as documented and as error details state it. */
+export const TIME_ZONE_FORMS =
+  `an offset from -14:00 to +14:00 as +HH:MM or -HH:MM, or whole minutes east of UTC from -${TIME_ZONE_MAX_MINUTES} to ` +
+  `${TIME_ZONE_MAX_MINUTES} (an integer such as 330 or -240, no + sign or leading zeros)`;
 
 const freeForm = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
-/** A time zone offset in either form the spec allows; no `$id`, so schemas that embed it compile on their own. */
+/**
+ * A time zone offset in the forms the spec allows; no `$id`, so schemas that embed it compile on their
+ * own. The minutes may come as text too: a query string carries nothing else.
+ */
 export const timeZoneSchema = (description: string) =>
   Type.Union(
     [
       Type.String({ pattern: TIME_ZONE_OFFSET_PATTERN, description: '`+HH:MM` or `-HH:MM`', examples: ['-04:00'] }),
+      Type.String({ pattern: TIME_ZONE_MINUTES_PATTERN, description: 'Minutes east of UTC as text', examples: ['-240'] }),
       Type.Integer({ minimum: -TIME_ZONE_MAX_MINUTES, maximum: TIME_ZONE_MAX_MINUTES, description: 'Minutes east of UTC', examples: [-240] }),
     ],
-    { description },
+    { description: `${description}: ${TIME_ZONE_FORMS}` },
   );
-
-/** Minutes east of UTC of a validated time zone (`-04:00` or `-240`); undefined means UTC. */
-export function timeZoneMinutes(timeZone: string | number | undefined): number {
-  if (timeZone === undefined) return 0;
-  if (typeof timeZone === 'number') return timeZone;
-  const sign = timeZone.startsWith('-') ? -1 : 1;
-  const [hours, minutes] = timeZone.slice(1).split(':').map(Number);
-  return sign * (hours * 60 + minutes);
-}
 
 export const EventSchema = Type.Object(
   {
-    user_id: Type.String({ description: 'End user the event belongs to' }),
+    user_id: Type.String({ maxLength: ID_MAX_LENGTH, description: 'End user the event belongs to' }),
     name: Type.String({ description: 'Event name' }),
     timestamp: Type.String({
       format: 'date-time',
@@ -53,7 +58,9 @@ export const TrackEventSchema = Type.Object(
     name: Type.String({ minLength: 1, description: 'Event name', examples: ['signup', 'svc_custom:clicked_help'] }),
     timestamp: Type.String({
       format: 'date-time',
-      description: 'When the event happened: ISO 8601 date-time with `Z` or an offset such as `-04:00`',
+      description:
+        'When the event happened: ISO 8601 date-time with `Z` or an offset such as `-04:00`, in the years 1900 to 2299 ' +
+        '(the range the event store holds; outside it the event is refused with 400 naming `timestamp`)',
       examples: ['2024-05-01T09:30:00Z', '2024-05-01T05:30:00-04:00'],
     }),
     attributes: Type.Optional(
@@ -64,7 +71,7 @@ export const TrackEventSchema = Type.Object(
         { additionalProperties: true, description: 'Free-form key/value data; may include an `_identity` object' },
       ),
     ),
-    group_id: Type.Optional(Type.String({ minLength: 1, description: 'Group the event applies to' })),
+    group_id: Type.Optional(identifierSchema('Group the event applies to')),
     context: Type.Optional(
       Type.Object(
         { url: Type.Optional(Type.String({ description: 'Page the event happened on' })) },

@@ -8,6 +8,23 @@ import { timeZoneSchema } from './events.schema';
  */
 
 export const EXPORT_MAX_EVENTS = 10_000_000;
+/**
+ * The largest `offset`: far beyond any account's events, and small enough that `offset + limit` stays
+ * an exact (safe) integer everywhere it travels (JSON, the bus, the event store's UInt64 parameters).
+ */
+export const EXPORT_MAX_OFFSET = 1_000_000_000_000;
+/** Leaf conditions (`[field, operator, value]`) of one request, all levels together. */
+export const MAX_CONDITIONS = 1_000;
+/** Nesting of conjunctions: no real filter needs more, and the SQL would only grow. */
+export const MAX_CONDITION_DEPTH = 16;
+/** Compared values of one request (each item of an `in` list counts), all conditions together. */
+export const MAX_CONDITION_VALUES = 10_000;
+/**
+ * Characters of field names and compared values of one request, all together: the values travel as
+ * query parameters in the URL of one request to the event store, whose length is bounded (ClickHouse
+ * takes 1 MiB by default, and a character may take up to about 11 once escaped and URL-encoded).
+ */
+export const MAX_CONDITIONS_TEXT_LENGTH = 65_536;
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export const COMPARISON_OPERATORS = ['==', '!=', 'like', 'not like', 'ilike', 'not ilike'] as const;
 export const MEMBERSHIP_OPERATORS = ['in', 'not in'] as const;
@@ -69,13 +86,19 @@ export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
   ],
   description:
     `A filter condition. Operators: ${[...COMPARISON_OPERATORS, ...MEMBERSHIP_OPERATORS, ...NULL_OPERATORS].map((op) => `\`${op}\``).join(', ')}. ` +
-    `Conjunctions: \`and\`, \`or\`. Anything else is answered with 400 naming the offending condition.`,
+    `Conjunctions: \`and\`, \`or\`. Anything else is answered with 400 naming the offending condition. Limits, all ` +
+    `conditions of a request together: ${MAX_CONDITIONS} conditions, conjunctions nested ${MAX_CONDITION_DEPTH} deep, ` +
+    `${MAX_CONDITION_VALUES} compared values and ${MAX_CONDITIONS_TEXT_LENGTH} characters of field names and values. Field names ` +
+    'and text values must not contain NUL (`\\u0000`) or a lone UTF-16 surrogate; a like-family pattern escapes `%`, `_` and `\\` ' +
+    'with a backslash, so it cannot end with a lone one; `timestamp` compares instants in the years 1900 to 2299.',
   examples: [['flow_id', '==', 'welcome'], ['or', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']]],
 });
 
 const instant = (description: string) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })], {
-    description: `${description}: ISO 8601 date-time or milliseconds since 1970`,
+    description:
+      `${description}: ISO 8601 date-time or milliseconds since 1970. The event store holds the years 1900 to 2299, so ` +
+      'an earlier instant selects from 1900 on and a later one up to the end of 2299',
   });
 
 export const EventExportRequestSchema = Type.Object(
@@ -100,7 +123,14 @@ export const EventExportRequestSchema = Type.Object(
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: EXPORT_MAX_EVENTS, description: `Most events exported; never more than ${EXPORT_MAX_EVENTS}` }),
     ),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Events to skip; with `limit`, for pagination' })),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: EXPORT_MAX_OFFSET,
+        default: 0,
+        description: `Events to skip; with \`limit\`, for pagination (at most ${EXPORT_MAX_OFFSET})`,
+      }),
+    ),
   },
   {
     $id: 'EventExportRequest',

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { identifierSchema as identifier } from './input-limits';
 
 /**
  * Rows of the bulk imports (`POST /import/{profiles,groups,events}`), sent as newline-delimited JSON
@@ -7,7 +8,6 @@ import { Type, type Static } from '@sinclair/typebox';
  * its line number, field and reason in the job (`ingestions_failed`), the others are imported.
  */
 
-const identifier = (description: string) => Type.String({ minLength: 1, description });
 const eitherRequired = (...names: string[]) => names.map((name) => ({ required: [name] }));
 
 export const ProfileImportRowSchema = Type.Object(
@@ -49,7 +49,9 @@ export const EventImportRowSchema = Type.Object(
     name: Type.String({ minLength: 1, description: 'Event name' }),
     timestamp: Type.String({
       format: 'date-time',
-      description: 'ISO 8601 date-time with seconds and `Z` or an offset (`+HH:MM`, `-HH:MM`); stored in UTC with milliseconds',
+      description:
+        'ISO 8601 date-time with seconds and `Z` or an offset (`+HH:MM`, `-HH:MM`), in the years 1900 to 2299 (the range the ' +
+        'event store holds); stored in UTC with milliseconds',
     }),
     attributes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form key/value data' })),
     context: Type.Optional(

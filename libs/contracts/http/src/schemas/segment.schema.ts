@@ -56,15 +56,19 @@ export const SegmentUpdateSchema = Type.Object(
 export type SegmentUpdate = Static<typeof SegmentUpdateSchema>;
 
 export const SEGMENT_EXPORT_FORMATS = ['csv', 'json'] as const;
+/** Columns of a membership export besides `user_id`: as many as one profile update may write. */
+export const SEGMENT_EXPORT_MAX_PROPERTY_NAMES = 1_000;
 export type SegmentExportFormat = (typeof SEGMENT_EXPORT_FORMATS)[number];
 
 export const SegmentMembershipExportRequestSchema = Type.Object(
   {
     property_names: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
+        maxItems: SEGMENT_EXPORT_MAX_PROPERTY_NAMES,
         description:
           'User properties to include beside `user_id` (always the first column); when omitted or empty only `user_id` ' +
-          'is written. A member without a property gets null (an empty CSV cell).',
+          `is written. A member without a property gets null (an empty CSV cell). At most ${SEGMENT_EXPORT_MAX_PROPERTY_NAMES} ` +
+          'names, none empty or holding NUL (`\\u0000`) or a lone UTF-16 surrogate (400 naming it, e.g. `property_names[3]`).',
       }),
     ),
     format: Type.Optional(

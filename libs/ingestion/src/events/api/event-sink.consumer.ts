@@ -93,7 +93,11 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
     }
   }
 
-  /** The batch's events. One the store cannot hold is logged and counted, so it cannot fail the others forever. */
+  /**
+   * The batch's events. One the store cannot hold is logged and counted, so it cannot fail the others
+   * forever. Every intake refuses such events before acknowledging them (`unstorableInstantReason`), so
+   * this guards only against messages from elsewhere (an older release, a hand-made message).
+   */
   private storableEvents(messages: readonly EventsAcceptedMessage[]): AccountEvent[] {
     const storable: AccountEvent[] = [];
     for (const { id, payload } of messages) {

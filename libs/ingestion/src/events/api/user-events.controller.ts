@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { type Event, statusAcknowledgement, type StatusAcknowledgement } from '@guidepost/contracts-http';
-import { AcceptsBody, CsvRendering, InboundBody } from '@guidepost/platform-http';
+import { AcceptsBody, CsvRendering, IdentifierParam, InboundBody } from '@guidepost/platform-http';
 import { EventStore } from '../application/event-store.port';
 import { EventTracking } from '../application/event-tracking.service';
 import { historyQueryOf } from '../application/history-query';
@@ -20,7 +20,7 @@ export class UserEventsController {
   @AcceptsBody('json')
   async track(
     @Param('account_id') accountId: string,
-    @Param('user_id') userId: string,
+    @Param('user_id', IdentifierParam) userId: string,
     @InboundBody() body: InboundBody,
   ): Promise<StatusAcknowledgement> {
     // No body counts as an empty object, so that validation names the missing field.
@@ -34,7 +34,7 @@ export class UserEventsController {
   @CsvRendering({ flatten: ['attributes'] })
   async history(
     @Param('account_id') accountId: string,
-    @Param('user_id') userId: string,
+    @Param('user_id', IdentifierParam) userId: string,
     @Query() query: Record<string, unknown>,
   ): Promise<Event[]> {
     const events = await this.events.history(historyQueryOf(accountId, userId, query));

@@ -1,5 +1,6 @@
 import { DomainError } from '@guidepost/platform-http';
 import { instantOf } from '../domain/instant';
+import { unstorableInstantReason } from '../domain/storable-event';
 
 const FORMS = {
   iso: 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM)',
@@ -7,13 +8,29 @@ const FORMS = {
 } as const;
 
 /**
- * The instant a request field names, as ISO 8601 in UTC with milliseconds; a 400 naming the field and
- * the forms it takes otherwise. Schemas take these fields as any text (or number) and leave the check
- * here, where the detail can say more than "must match format date-time": a zone is required, and a
- * well-formed date-time that names no instant (a leap second, `02-30`) is refused before acceptance.
+ * The instant a request field names; a 400 naming the field and the forms it takes otherwise. Schemas
+ * take these fields as any text (or number) and leave the check here, where the detail can say more
+ * than "must match format date-time": a zone is required, and a well-formed date-time that names no
+ * instant (a leap second, `02-30`) is refused before acceptance.
  */
-export function instantField(field: string, value: string | number, forms: keyof typeof FORMS): string {
+export function instantField(field: string, value: string | number, forms: keyof typeof FORMS): Date {
   const instant = instantOf(value);
-  if (instant === undefined) throw new DomainError('invalid_request', `${field}: must be ${FORMS[forms]}, got ${JSON.stringify(value)}`);
+  if (instant === undefined) throw invalid(field, `must be ${FORMS[forms]}, got ${JSON.stringify(value)}`);
+  return instant;
+}
+
+/**
+ * The `timestamp` of an event taken in, as ISO 8601 in UTC with milliseconds: an instant the event
+ * store holds, or a 400 naming the field. Refused here, before the answer, because the event store
+ * would otherwise drop (or misread) it after the event was acknowledged.
+ */
+export function eventTimestampField(value: string): string {
+  const instant = instantField('timestamp', value, 'iso');
+  const unstorable = unstorableInstantReason(instant);
+  if (unstorable !== undefined) throw invalid('timestamp', `${unstorable}, got ${JSON.stringify(value)}`);
   return instant.toISOString();
+}
+
+function invalid(field: string, reason: string): DomainError {
+  return new DomainError('invalid_request', `${field}: ${reason}`);
 }

@@ -249,7 +249,8 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     await insert([
       event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } }),
     ]);
-    expect(await jsonLines({ conditions: [['text', '==', 'x\udc00']] })).toEqual([
+    // Stored as U+FFFD, which is what a query finds (conditions holding a lone surrogate are refused at intake).
+    expect(await jsonLines({ conditions: [['text', '==', 'x\ufffd']] })).toEqual([
       { name: 'bad \ufffd name', timestamp: '2024-05-01T09:30:00.000Z', user_id: 'u1', attributes: { big: 123456789012345680000, text: 'x\ufffd' } },
     ]);
     expect((await exported({ format: 'csv' })).text).toBe(

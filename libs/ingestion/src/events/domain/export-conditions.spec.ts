@@ -1,5 +1,6 @@
+import { MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES, MAX_CONDITIONS, MAX_CONDITIONS_TEXT_LENGTH } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-http';
-import { compileExportConditions, MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES } from './export-conditions';
+import { compileExportConditions } from './export-conditions';
 
 /** The 400 detail a list of conditions is refused with. */
 function refusal(conditions: unknown[]): string {
@@ -78,8 +79,13 @@ describe('compileExportConditions', () => {
     });
   });
 
-  it('replaces lone surrogates in values and keys, as the store does when it writes', () => {
-    expect(compileExportConditions([['k\ud800', '==', 'a\udc00']]).params).toEqual({ p0: 'k\ufffd', p1: '["a\ufffd"]' });
+  it('keeps surrogate pairs (emoji) in fields and values', () => {
+    expect(compileExportConditions([['mood😀', '==', '😀']]).params).toEqual({ p0: 'mood😀', p1: '["😀"]' });
+  });
+
+  it('takes like patterns whose backslashes all escape something', () => {
+    expect(compileExportConditions([['name', 'like', '100\\%']]).params).toEqual({ p0: '100\\%' });
+    expect(compileExportConditions([['name', 'like', 'a\\\\']]).params).toEqual({ p0: 'a\\\\' });
   });
 
   it.each<[string, unknown[], string]>([
@@ -102,6 +108,16 @@ describe('compileExportConditions', () => {
     ['like on the timestamp', [['timestamp', 'like', '2024%']], 'conditions[0][1]: field "timestamp" takes ==, !=, in, not in, is null or is not null'],
     ['a timestamp without a zone', [['timestamp', '==', '2024-05-01T09:30:00']], 'conditions[0][2]: field "timestamp" takes ISO 8601 date-times with Z or an offset'],
     ['a timestamp that is no instant', [['timestamp', 'in', [0, '2024-02-30T00:00:00Z']]], 'conditions[0][2][1]: field "timestamp" takes ISO 8601'],
+    ['a timestamp in year 0000, which the store reads as this year', [['timestamp', '==', '0000-01-01T00:00:00Z']], 'conditions[0][2]: field "timestamp" takes instants in the years 1900 to 2299'],
+    ['a timestamp after 2299', [['timestamp', 'in', [0, '2300-01-01T00:00:00Z']]], 'conditions[0][2][1]: field "timestamp" takes instants in the years 1900 to 2299'],
+    ['a value with NUL', [['name', '==', 'a'], ['name', '==', 'sign\u0000up']], 'conditions[1][2]: contains a NUL character'],
+    ['a list item with NUL', [['name', 'in', ['a', 'b\u0000']]], 'conditions[0][2][1]: contains a NUL character'],
+    ['a pattern with NUL', [['or', ['name', '==', 'a'], ['name', 'like', '%\u0000']]], 'conditions[0][2][2]: contains a NUL character'],
+    ['a field with NUL', [['flow\u0000id', '==', 'a']], 'conditions[0][0]: contains a NUL character'],
+    ['a value with a lone surrogate', [['name', '==', 'a\udc00']], 'conditions[0][2]: contains a lone UTF-16 surrogate'],
+    ['a field with a lone surrogate', [['k\ud800', 'is null']], 'conditions[0][0]: contains a lone UTF-16 surrogate'],
+    ['a like pattern ending with a lone backslash', [['name', 'like', 'a\\']], 'conditions[0][2]: the pattern ends with a lone backslash'],
+    ['an ilike pattern ending with three backslashes', [['plan', 'not ilike', '\\\\\\']], 'conditions[0][2]: the pattern ends with a lone backslash'],
   ])('refuses %s, naming where', (_case, conditions, detail) => {
     expect(refusal(conditions)).toContain(detail);
   });
@@ -118,5 +134,32 @@ describe('compileExportConditions', () => {
     expect(refusal([['a', 'in', half], ['b', 'in', half], ['name', '==', 'x']])).toBe(
       'conditions[2][2]: the conditions compare more than 10000 values in all',
     );
+  });
+});
+
+describe('the limits of one request', () => {
+  const leaf = (index: number): unknown[] => ['name', '==', `n${index}`];
+
+  it(`takes ${MAX_CONDITIONS} conditions, nested or not, and refuses one more`, () => {
+    const flat = Array.from({ length: MAX_CONDITIONS }, (_, index) => leaf(index));
+    expect(() => compileExportConditions(flat)).not.toThrow();
+    expect(refusal([...flat, leaf(MAX_CONDITIONS)])).toBe(`conditions[${MAX_CONDITIONS}]: the request has more than ${MAX_CONDITIONS} conditions in all`);
+    expect(refusal([['or', ...flat], ['and', leaf(0), leaf(1)]])).toBe(`conditions[1][1]: the request has more than ${MAX_CONDITIONS} conditions in all`);
+  });
+
+  it('refuses 100 000 conditions at once, without compiling them all', () => {
+    const many = Array.from({ length: 100_000 }, (_, index) => leaf(index));
+    const started = process.hrtime.bigint();
+    expect(refusal(many)).toMatch(/^conditions\[1000\]: /);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+  });
+
+  it(`refuses field names and values longer than ${MAX_CONDITIONS_TEXT_LENGTH} characters in all`, () => {
+    const half = 'x'.repeat(MAX_CONDITIONS_TEXT_LENGTH / 2);
+    expect(() => compileExportConditions([['a', '==', half.slice(2)], ['b', 'like', half]])).not.toThrow();
+    expect(refusal([['a', '==', half], ['b', 'in', ['y', half]]])).toBe(
+      `conditions[1][2][1]: the field names and values of the conditions are longer than ${MAX_CONDITIONS_TEXT_LENGTH} characters in all`,
+    );
+    expect(refusal([['a', '==', half], [half, 'is null']])).toMatch(/^conditions\[1\]\[0\]: the field names and values/);
   });
 });

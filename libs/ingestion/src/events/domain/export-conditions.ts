@@ -2,12 +2,17 @@ import {
   COMPARISON_OPERATORS,
   CONJUNCTIONS,
   EVENT_COLUMN_FIELDS,
+  MAX_CONDITION_DEPTH,
+  MAX_CONDITION_VALUES,
+  MAX_CONDITIONS,
+  MAX_CONDITIONS_TEXT_LENGTH,
   MEMBERSHIP_OPERATORS,
   NULL_OPERATORS,
+  textProblem,
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-http';
 import { dateTime64Param, instantOf } from './instant';
-import { wellFormed } from './well-formed-text';
+import { isStorableInstant } from './storable-event';
 
 /** An export's conditions as one ClickHouse boolean expression over the `events` table. */
 export interface CompiledConditions {
@@ -18,10 +23,6 @@ export interface CompiledConditions {
 }
 
 const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...MEMBERSHIP_OPERATORS, ...NULL_OPERATORS];
-/** Nesting of conjunctions deeper than this is refused: no real filter needs it, and the SQL would only grow. */
-export const MAX_CONDITION_DEPTH = 16;
-/** Compared values in one request, all conditions together. */
-export const MAX_CONDITION_VALUES = 10_000;
 const SHAPES = 'a condition is [field, operator, value], [field, "is null" | "is not null"] or [conjunction, condition, ...]';
 const TIMESTAMP = `DateTime64(3, 'UTC')`;
 
@@ -35,7 +36,11 @@ interface Compared {
 /**
  * Compiles export conditions (the grammar of decisions.md) to SQL, validating them on the way: the
  * export endpoint calls this before it answers, so anything it cannot compile is a 400 whose detail
- * names the condition by its position (`conditions[1][2]: ...`).
+ * names the condition by its position (`conditions[1][2]: ...`). What it compiles the worker can run:
+ * text the outbox (PostgreSQL `jsonb`) cannot carry (NUL, a lone surrogate) and like patterns
+ * ClickHouse refuses (a trailing lone backslash) are refused here, and so is a request over the limits
+ * (`MAX_CONDITIONS`, `MAX_CONDITION_DEPTH`, `MAX_CONDITION_VALUES`, `MAX_CONDITIONS_TEXT_LENGTH`) as
+ * soon as it crosses one, so a huge request costs no more than the limits.
  *
  * `name`, `user_id`, `group_id` and `timestamp` are the event's columns; any other field is the
  * attribute of that name. An attribute equals a value of the same JSON type only (`1` matches the
@@ -52,7 +57,10 @@ export function compileExportConditions(conditions: readonly unknown[]): Compile
 
 class ConditionCompiler {
   readonly params: Record<string, string | string[]> = {};
+  private paramCount = 0;
+  private comparisons = 0;
   private comparedValues = 0;
+  private textLength = 0;
 
   condition(condition: unknown, path: string, depth: number): string {
     if (!Array.isArray(condition) || condition.length < 2) throw invalid(path, SHAPES);
@@ -62,6 +70,9 @@ class ConditionCompiler {
     if (rest.every(Array.isArray)) {
       throw invalid(`${path}[0]`, `conjunction ${JSON.stringify(head)} is not supported; use one of ${listOf(CONJUNCTIONS)}`);
     }
+    this.comparisons += 1;
+    if (this.comparisons > MAX_CONDITIONS) throw invalid(path, `the request has more than ${MAX_CONDITIONS} conditions in all`);
+    this.countText(head, `${path}[0]`);
     return this.comparison(head, rest, path);
   }
 
@@ -90,9 +101,12 @@ class ConditionCompiler {
     }
     const pattern = values[0];
     if (typeof pattern !== 'string') throw invalid(valuePath, `operator "${operator}" takes a text pattern (% and _ are wildcards)`);
-    this.countValue(valuePath);
+    this.countValue(pattern, valuePath);
+    if (endsWithLoneBackslash(pattern)) {
+      throw invalid(valuePath, 'the pattern ends with a lone backslash, which escapes nothing: write \\\\ for a backslash (\\% and \\_ for % and _)');
+    }
     const like = operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
-    const matches = target.matches(like, this.param('String', wellFormed(pattern)), `${path}[1]`);
+    const matches = target.matches(like, this.param('String', pattern), `${path}[1]`);
     return operator.startsWith('not ') ? `NOT (${matches})` : matches;
   }
 
@@ -107,18 +121,30 @@ class ConditionCompiler {
     if (typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
       throw invalid(path, 'the value must be a string, number or boolean');
     }
-    this.countValue(path);
-    return { value: typeof value === 'string' ? wellFormed(value) : value, path };
+    this.countValue(value, path);
+    return { value, path };
   }
 
-  private countValue(path: string): void {
+  private countValue(value: string | number | boolean, path: string): void {
     this.comparedValues += 1;
     if (this.comparedValues > MAX_CONDITION_VALUES) throw invalid(path, `the conditions compare more than ${MAX_CONDITION_VALUES} values in all`);
+    this.countText(String(value), path);
+  }
+
+  /** Field names and values, refused when they hold text the outbox cannot carry, and measured against the limit. */
+  private countText(text: string, path: string): void {
+    const problem = textProblem(text);
+    if (problem) throw invalid(path, problem);
+    this.textLength += text.length;
+    if (this.textLength > MAX_CONDITIONS_TEXT_LENGTH) {
+      throw invalid(path, `the field names and values of the conditions are longer than ${MAX_CONDITIONS_TEXT_LENGTH} characters in all`);
+    }
   }
 
   /** A new placeholder holding the value; values never enter the SQL text. */
   param(type: string, value: string | string[]): string {
-    const name = `p${Object.keys(this.params).length}`;
+    const name = `p${this.paramCount}`;
+    this.paramCount += 1;
     this.params[name] = value;
     return `{${name}:${type}}`;
   }
@@ -159,6 +185,8 @@ function timestampColumn(compiler: ConditionCompiler): Target {
       const instants = values.map(({ value, path }) => {
         const instant = instantOf(value);
         if (!instant) throw invalid(path, 'field "timestamp" takes ISO 8601 date-times with Z or an offset, or milliseconds since 1970');
+        // The store misreads some instants outside its range (year 0000 as this year); no event is there anyway.
+        if (!isStorableInstant(instant)) throw invalid(path, 'field "timestamp" takes instants in the years 1900 to 2299, the range the event store holds');
         return dateTime64Param(instant);
       });
       return `timestamp IN ${compiler.param(`Array(${TIMESTAMP})`, instants)}`;
@@ -174,7 +202,7 @@ function timestampColumn(compiler: ConditionCompiler): Target {
  * both JSON values (`JSONExtractRaw`), so the JSON type counts and equal values always render alike.
  */
 function attribute(key: string, compiler: ConditionCompiler): Target {
-  const k = compiler.param('String', wellFormed(key));
+  const k = compiler.param('String', key);
   const type = `JSONType(attributes, ${k})`;
   const raw = `JSONExtractRaw(attributes, ${k})`;
   return {
@@ -182,6 +210,16 @@ function attribute(key: string, compiler: ConditionCompiler): Target {
     isIn: (values) => `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${raw})`,
     matches: (like, pattern) => `${type} != 'Null' AND if(${type} = 'String', JSONExtractString(attributes, ${k}), ${raw}) ${like} ${pattern}`,
   };
+}
+
+/**
+ * Whether the pattern's last backslash escapes nothing: in the like family a backslash escapes the
+ * next character (`\\%`, `\\_`, `\\\\`), and ClickHouse refuses a pattern that ends in an odd run of them.
+ */
+function endsWithLoneBackslash(pattern: string): boolean {
+  let backslashes = 0;
+  while (pattern[pattern.length - 1 - backslashes] === '\\') backslashes += 1;
+  return backslashes % 2 === 1;
 }
 
 function listOf(values: readonly string[]): string {

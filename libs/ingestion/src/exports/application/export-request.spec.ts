@@ -1,4 +1,4 @@
-import { EXPORT_MAX_EVENTS, type EventExportRequest } from '@guidepost/contracts-http';
+import { EXPORT_MAX_EVENTS, EXPORT_MAX_OFFSET, type EventExportRequest, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-http';
 import { parseExportRequest, resolveExportRequest } from './export-request';
 
@@ -42,6 +42,18 @@ describe('resolveExportRequest', () => {
     expect(resolve({ email: 'a@example.com', time_zone: 330 })).toMatchObject({ emails: ['a@example.com'], timeZoneMinutes: 330 });
   });
 
+  it('moves a range reaching outside the years the event store holds to their edges (the same events)', () => {
+    expect(resolve({ start_time: '0000-06-01T00:00:00Z', end_time: '9999-01-01T00:00:00Z' })).toMatchObject({
+      startTime: '1900-01-01T00:00:00.000Z',
+      endTime: '2300-01-01T00:00:00.000Z',
+    });
+    expect(resolve({ start_time: '1800-01-01T00:00:00Z', end_time: '1850-01-01T00:00:00Z' })).toMatchObject({
+      startTime: '1900-01-01T00:00:00.000Z',
+      endTime: '1900-01-01T00:00:00.000Z',
+    });
+    expect(resolve({ start_time: 0 }).startTime).toBe('1970-01-01T00:00:00.000Z');
+  });
+
   it('takes an empty range (end equal to start)', () => {
     expect(resolve({ end_time: '2024-03-01T00:00:00Z' }).endTime).toBe('2024-03-01T00:00:00.000Z');
   });
@@ -80,12 +92,27 @@ describe('parseExportRequest', () => {
     ['a limit of 0', { ...valid, limit: 0 }, 'limit: must be >= 1'],
     ['a negative offset', { ...valid, offset: -1 }, 'offset: must be >= 0'],
     ['a time_zone out of range', { ...valid, time_zone: '+15:00' }, /^time_zone: /],
+    ['an offset JSON reads as Infinity (1e309)', { ...valid, offset: Infinity }, /^offset: /],
+    ['an offset of 2^63', { ...valid, offset: 2 ** 63 }, `offset: must be <= ${EXPORT_MAX_OFFSET}`],
+    ['an offset over the maximum', { ...valid, offset: EXPORT_MAX_OFFSET + 1 }, `offset: must be <= ${EXPORT_MAX_OFFSET}`],
+    ['a fractional offset', { ...valid, offset: 1.5 }, 'offset: must be integer'],
+    ['a limit JSON reads as Infinity', { ...valid, limit: Infinity }, /^limit: /],
+    ['an ISO 8601 basic time_zone (not 530 minutes)', { ...valid, time_zone: '+0530' }, `time_zone: must be ${TIME_ZONE_FORMS}, got "+0530"`],
+    ['a fractional time_zone', { ...valid, time_zone: 1.5 }, `time_zone: must be ${TIME_ZONE_FORMS}, got 1.5`],
+    ['a time_zone that is an object', { ...valid, time_zone: { minutes: 60 } }, /^time_zone: /],
     ['an invalid address', { ...valid, email: 'nope' }, /^email: /],
     ['an invalid address in a list', { ...valid, email: ['a@example.com', 'nope'] }, /^email: /],
     ['an unknown field', { ...valid, colour: 'blue' }, 'colour: is not a known field'],
   ])('names the field for %s', (_case, body, expected) => {
     if (typeof expected === 'string') expect(detail(body)).toBe(expected);
     else expect(detail(body)).toMatch(expected);
+  });
+
+  it(`takes the largest offset, ${EXPORT_MAX_OFFSET}, and time_zone minutes as text, read as history reads them`, () => {
+    expect(resolveExportRequest(parseExportRequest({ ...valid, offset: EXPORT_MAX_OFFSET, time_zone: '-240' }))).toMatchObject({
+      offset: EXPORT_MAX_OFFSET,
+      timeZoneMinutes: -240,
+    });
   });
 
   it('leaves the conditions to the condition compiler', () => {

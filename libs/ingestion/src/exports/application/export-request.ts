@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { EventExportRequested, PayloadOf } from '@guidepost/contracts-events';
-import { EXPORT_MAX_EVENTS, type EventExportRequest, EventExportRequestSchema, timeZoneMinutes } from '@guidepost/contracts-http';
+import { EXPORT_MAX_EVENTS, type EventExportRequest, EventExportRequestSchema } from '@guidepost/contracts-http';
 import { compileValidator, DomainError } from '@guidepost/platform-http';
 import { instantField } from '../../events/application/instant-field';
+import { withinStorableRange } from '../../events/domain/storable-event';
+import { timeZoneMinutesOf } from '../../events/domain/time-zone';
 
 export type ExportRequestedPayload = PayloadOf<typeof EventExportRequested>;
 /** A request whose fields are valid; its conditions are checked by `compileExportConditions`. */
@@ -11,37 +13,48 @@ export type ExportRequestFields = Omit<EventExportRequest, 'conditions'> & { rea
 export type ResolvedExportRequest = Omit<ExportRequestedPayload, 'accountId' | 'jobId' | 'requestedAt'>;
 
 const instant = Type.Union([Type.String(), Type.Integer({ minimum: 0 })]);
+const textOrNumber = Type.Union([Type.String(), Type.Number()]);
 
 /**
  * An export request's body, checked against `EventExportRequestSchema` with the conditions taken as
- * any list and the instants as any text or number: `compileExportConditions` and
+ * any list, the instants and the time zone as any text or number: `compileExportConditions` and
  * `resolveExportRequest` then name the part at fault (`conditions[1][1]: operator ">" is not
- * supported...`, `start_time: must be an ISO 8601 date-time with...`) where the schema could only say
- * that a value matches none of its forms. Throws a 400 naming the field at fault.
+ * supported...`, `start_time: must be an ISO 8601 date-time with...`, `time_zone: must be an offset...`)
+ * where the schema could only say that a value matches none of its forms. `limit` and `offset` are
+ * bounded by the schema itself (safe integers), so the worker never meets one it cannot pass on.
+ * Throws a 400 naming the field at fault.
  */
 export const parseExportRequest: (body: unknown) => ExportRequestFields = compileValidator(
   Type.Object(
-    { ...EventExportRequestSchema.properties, conditions: Type.Array(Type.Unknown()), start_time: instant, end_time: Type.Optional(instant) },
+    {
+      ...EventExportRequestSchema.properties,
+      conditions: Type.Array(Type.Unknown()),
+      start_time: instant,
+      end_time: Type.Optional(instant),
+      time_zone: Type.Optional(textOrNumber),
+    },
     { additionalProperties: false },
   ),
 );
 
 /**
  * A validated export request, resolved to what the worker reads: instants, a limit (the largest when
- * none was asked), the offset and the addresses to mail. The range must not end before it starts.
+ * none was asked), the offset and the addresses to mail. The range must not end before it starts. Its
+ * bounds are then moved into the years the event store holds (`withinStorableRange`): that selects
+ * the same events, and the store would misread some instants outside (year 0000 as this year).
  */
 export function resolveExportRequest(request: ExportRequestFields): ResolvedExportRequest {
-  const startTime = instantField('start_time', request.start_time, 'iso or milliseconds');
-  const endTime = request.end_time === undefined ? undefined : instantField('end_time', request.end_time, 'iso or milliseconds');
-  if (endTime !== undefined && endTime < startTime) {
-    throw new DomainError('invalid_request', `end_time: must not be before start_time (${startTime} > ${endTime})`);
+  const start = instantField('start_time', request.start_time, 'iso or milliseconds');
+  const end = request.end_time === undefined ? undefined : instantField('end_time', request.end_time, 'iso or milliseconds');
+  if (end !== undefined && end < start) {
+    throw new DomainError('invalid_request', `end_time: must not be before start_time (${start.toISOString()} > ${end.toISOString()})`);
   }
   return {
     format: request.format,
     conditions: request.conditions,
-    startTime,
-    ...(endTime === undefined ? {} : { endTime }),
-    timeZoneMinutes: timeZoneMinutes(request.time_zone),
+    startTime: withinStorableRange(start).toISOString(),
+    ...(end === undefined ? {} : { endTime: withinStorableRange(end).toISOString() }),
+    timeZoneMinutes: request.time_zone === undefined ? 0 : timeZoneMinutesOf(request.time_zone),
     limit: request.limit ?? EXPORT_MAX_EVENTS,
     offset: request.offset ?? 0,
     emails: addressesOf(request.email),

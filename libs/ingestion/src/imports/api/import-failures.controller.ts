@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Controller, Get, Headers, Param, StreamableFile } from '@nestjs/common';
-import { notFound, prefersCsv, renderCsv } from '@guidepost/platform-http';
+import { IdentifierParam, notFound, prefersCsv, renderCsv } from '@guidepost/platform-http';
 import { JobRepository } from '../../jobs/data-access/job.repository';
 import { ImportRepository } from '../data-access/import.repository';
 import type { RowFailure } from '../domain/row-failure';
@@ -22,7 +22,7 @@ export class ImportFailuresController {
   ) {}
 
   @Get()
-  async list(@Param('account_id') accountId: string, @Param('job_id') jobId: string, @Headers('accept') accept?: string): Promise<StreamableFile> {
+  async list(@Param('account_id') accountId: string, @Param('job_id', IdentifierParam) jobId: string, @Headers('accept') accept?: string): Promise<StreamableFile> {
     if (!(await this.jobs.findOne(accountId, jobId))) throw notFound('Job', jobId);
     const csv = prefersCsv(accept);
     const body = Readable.from(csv ? this.csvOf(jobId) : this.jsonOf(jobId), { objectMode: false });

@@ -1,10 +1,16 @@
 import type { ProfileRow, RecordedEvent } from '@guidepost/contracts-events';
-import { type EventImportRow, EventImportRowSchema, GroupImportRowSchema, ProfileImportRowSchema } from '@guidepost/contracts-http';
+import {
+  type EventImportRow,
+  EventImportRowSchema,
+  GroupImportRowSchema,
+  measureStorable,
+  ProfileImportRowSchema,
+  textFieldProblem,
+} from '@guidepost/contracts-http';
 import { compileValidator, csvColumnsOf, type CsvRow, DomainError, typedCsvCell } from '@guidepost/platform-http';
 import { instantOf } from '../../events/domain/instant';
-import { unstorableReason } from '../../events/domain/storable-event';
+import { unstorableInstantReason } from '../../events/domain/storable-event';
 import { problemOfValidation, type RowProblem } from './row-failure';
-import { measureStorable, textProblem } from './storable-values';
 
 /** A row ready to publish, with its size in characters (batches are bounded by rows and by size). */
 export interface MappedRow<T> {
@@ -129,6 +135,8 @@ function eventOf(fields: Fields, line: number, origin: ImportOrigin): RowOutcome
   const row = fields as EventImportRow;
   const instant = instantOf(row.timestamp);
   if (instant === undefined) return timestampProblem(row.timestamp);
+  const unstorable = unstorableInstantReason(instant);
+  if (unstorable !== undefined) return { field: 'timestamp', reason: `${unstorable}, got ${quoted(row.timestamp)}` };
   const attributes = attributesOf(fields, row.attributes);
   const size = measureStorable(attributes, ATTRIBUTE_COLUMN);
   if (typeof size !== 'number') return size;
@@ -149,8 +157,6 @@ function eventOf(fields: Fields, line: number, origin: ImportOrigin): RowOutcome
   // Assigned rather than spread in: this runs for every row of files with millions.
   if (groupId !== undefined) event.groupId = groupId;
   if (row.context?.url !== undefined) event.contextUrl = row.context.url;
-  const unstorable = unstorableReason(event);
-  if (unstorable) return { field: 'timestamp', reason: unstorable };
   return { item: event, size: size + row.name.length + (row.context?.url?.length ?? 0) + (userId?.length ?? 0) + (groupId?.length ?? 0) };
 }
 
@@ -158,9 +164,13 @@ function eventOf(fields: Fields, line: number, origin: ImportOrigin): RowOutcome
 const QUOTED_VALUE_CHARS = 40;
 
 function timestampProblem(value: unknown): RowProblem {
-  const quoted = JSON.stringify(value) ?? String(value);
-  const shown = quoted.length > QUOTED_VALUE_CHARS ? `${quoted.slice(0, QUOTED_VALUE_CHARS)}...` : quoted;
-  return { field: 'timestamp', reason: `must be an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), got ${shown}` };
+  return { field: 'timestamp', reason: `must be an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), got ${quoted(value)}` };
+}
+
+/** A row's value as a failure reason quotes it: JSON, shortened. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > QUOTED_VALUE_CHARS ? `${text.slice(0, QUOTED_VALUE_CHARS)}...` : text;
 }
 
 /** `attributes` merged over every field that is not an event field. */
@@ -272,9 +282,4 @@ function isFields(value: unknown): value is Fields {
 function setOwn(target: Fields, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
-}
-
-function textFieldProblem(field: string, text: string | undefined): RowProblem | undefined {
-  const problem = text === undefined ? undefined : textProblem(text);
-  return problem ? { field, reason: `holds text that ${problem}` } : undefined;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { jobUrlOf, type JobDetail, type JobSummary } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { CsvRendering } from '@guidepost/platform-http';
+import { CsvRendering, IdentifierParam } from '@guidepost/platform-http';
 import { JobRegistry } from '../application/job-registry.service';
 import { toJobDetail, toJobSummary } from './job.presenter';
 
@@ -21,7 +21,7 @@ export class JobsController {
 
   @Get(':job_id')
   @CsvRendering({ omit: ['events'] })
-  async detail(@Param('account_id') accountId: string, @Param('job_id') jobId: string): Promise<JobDetail> {
+  async detail(@Param('account_id') accountId: string, @Param('job_id', IdentifierParam) jobId: string): Promise<JobDetail> {
     const { job, events } = await this.registry.jobWithEvents(accountId, jobId);
     return toJobDetail(job, events, this.jobUrl(accountId, job.id));
   }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { ID_MAX_LENGTH } from '@guidepost/contracts-http';
 import type { InboundBody } from './inbound-body';
 import { userIdsOf } from './user-ids-of';
 
@@ -24,7 +25,10 @@ describe('userIdsOf', () => {
     [{ ids: ['a'] }, 'user_ids: is required'],
     [{ user_ids: 'a' }, 'user_ids: must be array'],
     [{ user_ids: ['a', 7] }, 'user_ids.1: must be string'],
-    [{ user_ids: ['a', ''] }, 'user_ids.1: must not be empty'],
+    [{ user_ids: ['a', ''] }, 'user_ids[1]: must not be empty'],
+    [{ user_ids: ['a', 'b', 'x'.repeat(ID_MAX_LENGTH + 1)] }, `user_ids[2]: must NOT have more than ${ID_MAX_LENGTH} characters`],
+    [{ user_ids: ['a\u0000b'] }, expect.stringMatching(/^user_ids\[0\]: contains a NUL character/)],
+    [{ user_ids: ['a\ud800b'] }, expect.stringMatching(/^user_ids\[0\]: contains a lone UTF-16 surrogate/)],
   ])('names the field at fault in JSON %j', async (value, detail) => {
     await expect(idsOf({ kind: 'json', value })).rejects.toMatchObject({ code: 'invalid_request', detail });
   });
@@ -36,6 +40,21 @@ describe('userIdsOf', () => {
   it('names the NDJSON line that is not a user id string', async () => {
     await expect(idsOf(records('ndjson', '"a"\n{"id":"b"}\n'))).rejects.toMatchObject({ detail: expect.stringMatching(/^line 2: /) });
     await expect(idsOf(records('ndjson', '"a"\n""\n'))).rejects.toMatchObject({ detail: expect.stringMatching(/^line 2: /) });
+  });
+
+  it(`takes ids of up to ${ID_MAX_LENGTH} characters, counting a surrogate pair as one`, async () => {
+    const longest = ['x'.repeat(ID_MAX_LENGTH), '😀'.repeat(ID_MAX_LENGTH)];
+    expect(await idsOf({ kind: 'json', value: { user_ids: longest } })).toEqual(longest);
+    expect(await idsOf(records('ndjson', longest.map((id) => JSON.stringify(id)).join('\n')))).toEqual(longest);
+    expect(await idsOf(records('csv', longest.join('\n')))).toEqual(longest);
+  });
+
+  it.each([
+    ['an NDJSON id that is too long', 'ndjson', `"a"\n"${'x'.repeat(ID_MAX_LENGTH + 1)}"\n`, /^line 2: must NOT have more than 255 characters$/],
+    ['an NDJSON id with NUL', 'ndjson', '"a"\n\n"b\\u0000"\n', /^line 3: contains a NUL character/],
+    ['a CSV id that is too long', 'csv', `user_id\na\n${'x'.repeat(ID_MAX_LENGTH + 1)}\n`, /^line 3: must NOT have more than 255 characters$/],
+  ] as const)('names the line of %s', async (_case, format, text, detail) => {
+    await expect(idsOf(records(format, text))).rejects.toMatchObject({ code: 'invalid_request', detail: expect.stringMatching(detail) });
   });
 
   it.each(['user_id', 'userId'])('reads CSV with the optional %s header', async (header) => {

@@ -1,4 +1,12 @@
-import { EventExportRequestSchema } from '../../schemas/exports.schema';
+import {
+  EventExportRequestSchema,
+  EXPORT_MAX_OFFSET,
+  MAX_CONDITION_DEPTH,
+  MAX_CONDITION_VALUES,
+  MAX_CONDITIONS,
+  MAX_CONDITIONS_TEXT_LENGTH,
+} from '../../schemas/exports.schema';
+import { ID_MAX_LENGTH } from '../../schemas/input-limits';
 import { EventImportRowSchema, GroupImportRowSchema, ProfileImportRowSchema } from '../../schemas/imports.schema';
 import { JobDetailSchema, JobSummarySchema } from '../../schemas/jobs.schema';
 import {
@@ -28,7 +36,8 @@ const IMPORT_FORMATS =
 
 const IMPORT_OUTCOME =
   'Every row is judged on its own: a row that is not valid is refused and named, the others are imported. A row is ' +
-  'refused for a field that breaks its schema, and also as a whole (`field` null) when its line is not JSON, when a CSV ' +
+  `refused for a field that breaks its schema (an id, \`user_id\` to \`groupId\`, has 1 to ${ID_MAX_LENGTH} characters), ` +
+  'and also as a whole (`field` null) when its line is not JSON, when a CSV ' +
   'quote in it is broken, when it has another number of cells than the header, or when it is longer than 1 MB; and for ' +
   'a value that cannot be stored: text with a NUL character or a lone UTF-16 surrogate (`\\u0000`, `\\ud800`), a number ' +
   'beyond what JSON can write (`1e400`), arrays and objects nested more than 64 levels deep.\n\n' +
@@ -109,7 +118,8 @@ export function bulkPaths(): PathItems {
         'events',
         'Each row needs one of `user_id`, `userId`, `group_id`, `groupId` (an event may belong to a group alone), `name` ' +
           'and `timestamp`: ISO 8601 with seconds and `Z` or an offset (`+HH:MM`, `-HH:MM`), stored as that instant in UTC ' +
-          'with milliseconds (a timestamp without a zone is refused). `attributes` (object) and every other field are the ' +
+          'with milliseconds (a timestamp without a zone, or outside the years 1900 to 2299 that the event store holds, is ' +
+          'refused naming `timestamp`). `attributes` (object) and every other field are the ' +
           "event's attributes (`attributes` wins for a key given both ways); of `context`, `url` is kept. In CSV, " +
           '`attributes.<key>` columns fill `attributes` (so the CSV of an event export reads back) and `context.url` the ' +
           "context. Events whose name the account's ingestion filtering rules drop are counted in `ingestions_filtered`, " +
@@ -131,7 +141,11 @@ export function bulkPaths(): PathItems {
           'the columns `name`, `timestamp`, `user_id`, then `attributes` flattened into `attributes.<key>` columns (the ' +
           'union of keys seen, sorted). Timestamps are rendered at `time_zone` (`Z` at 0).\n\n' +
           'Everything a client can get wrong is answered with 400 before the 202, naming the field or the condition by its ' +
-          'position (`conditions[1][1]: operator ">" is not supported...`); an `end_time` before `start_time` is a 400 too. ' +
+          'position (`conditions[1][1]: operator ">" is not supported...`); an `end_time` before `start_time` is a 400 too, ' +
+          `and so are an \`offset\` over ${EXPORT_MAX_OFFSET}, a \`time_zone\` outside its grammar (the one event history ` +
+          `takes) and conditions over their limits (${MAX_CONDITIONS} conditions, conjunctions nested ${MAX_CONDITION_DEPTH} ` +
+          `deep, ${MAX_CONDITION_VALUES} compared values, ${MAX_CONDITIONS_TEXT_LENGTH} characters of field names and ` +
+          'values) or holding text no store keeps (NUL, a lone UTF-16 surrogate). What is accepted can be run. ' +
           'When done, the job\'s `Completed` event carries `signed_s3_url` (the download link, valid one week), ' +
           '`expires_at` (ISO 8601 end of the link\'s validity), `rows` (events exported), `format` and `runtime_ms`, and the ' +
           'link is mailed to every address of `email`. An export that cannot be written (after retries) ends the job with ' +
@@ -162,7 +176,7 @@ export function bulkPaths(): PathItems {
           'not have is 404. The `Completed` event of the job lists the first 100 and links here (`failures_url`).',
         pathParameters: ['job_id'],
         responses: { 200: importFailuresResponse() },
-        errors: [404],
+        errors: [400, 404],
       }),
     },
     [`${ACCOUNT_PATH}/jobs/{job_id}`]: {
@@ -182,7 +196,7 @@ export function bulkPaths(): PathItems {
             csvOf(JobDetailSchema, 'The `events` array is omitted in CSV.', ['events']),
           ),
         },
-        errors: [404],
+        errors: [400, 404],
       }),
     },
   };

@@ -5,8 +5,11 @@ import {
   EventHistoryQuerySchema,
   EventSchema,
   TrackEventSchema,
+  TIME_ZONE_FORMS,
 } from '../../schemas/events.schema';
+import { ID_MAX_LENGTH } from '../../schemas/input-limits';
 import {
+  PROFILE_UPDATE_MAX_PROPERTIES,
   GroupProfileSchema,
   GroupProfileUpdateSchema,
   UserIdListSchema,
@@ -62,7 +65,9 @@ const PROFILE_MERGE =
   'the profile are kept, and a profile that does not exist yet is created. Properties that the account\'s ingestion ' +
   'filtering rules drop are not stored (they are counted, not lost without a trace). The update is committed before the ' +
   'answer, so it is usable for targeting and personalization at once. A body that is not a JSON object, or CSV that is ' +
-  'not one header line plus one row, is answered with 400 naming the body or the line.';
+  'not one header line plus one row, is answered with 400 naming the body or the line; so is an update of more than ' +
+  `${PROFILE_UPDATE_MAX_PROPERTIES} properties (naming the limit), and a property with an empty name, or whose name or ` +
+  'value holds NUL or a lone UTF-16 surrogate (naming the property).';
 const EVENT_CSV: CsvForm = {
   columns: ['user_id', 'name', 'timestamp'],
   note:
@@ -92,7 +97,8 @@ function associateUsers(method: 'PATCH' | 'POST'): JsonObject {
       'created), so a user belongs to one group at a time and the last association wins. Each user records an internal ' +
       '`svc:profile_update` event with attributes `{"group_id": "<group id>"}` (unless the event-name filtering rules drop ' +
       'it). The association itself is not subject to the user-property filtering rules. All users are associated in one transaction: a bad line is answered with 400 ' +
-      'naming it and associates nobody. The group needs no profile. Some clients send this as PATCH, others as POST: ' +
+      `naming it and associates nobody; each id has 1 to ${ID_MAX_LENGTH} characters (a bad one is named by its index, ` +
+      '`user_ids[3]`, or its line). The group needs no profile. Some clients send this as PATCH, others as POST: ' +
       'both are accepted and behave the same.',
     pathParameters: ['group_id'],
     requestBody: userIdsBody(UserIdListSchema),
@@ -149,9 +155,9 @@ export function peoplePaths(schemas: SchemaComponents): PathItems {
         description:
           'The events of the user, most recent first; a user without events (or unknown) gets `[]`. Tracked events appear ' +
           `here within seconds. \`limit\` is a whole number from 1 to ${EVENT_HISTORY_MAX_LIMIT} (default ` +
-          `${EVENT_HISTORY_DEFAULT_LIMIT}); \`time_zone\` is \`+HH:MM\`/\`-HH:MM\` (from -14:00 to +14:00) or whole minutes east of ` +
-          'UTC (from -840 to 840): timestamps are rendered as the same instant at that offset (`Z` at 0). Send `+` ' +
-          'percent-encoded (`%2B05:30`); an unencoded `+` arrives as a space and is read as `+`. Unknown query parameters ' +
+          `${EVENT_HISTORY_DEFAULT_LIMIT}); \`time_zone\` is ${TIME_ZONE_FORMS}, the grammar the event export takes too: ` +
+          'timestamps are rendered as the same instant at that offset (`Z` at 0); `+0530` is refused, not read as 530 ' +
+          'minutes. Send `+` percent-encoded (`%2B05:30`); an unencoded `+` arrives as a space and is read as `+`. Unknown query parameters ' +
           'are ignored; a `limit` or `time_zone` outside these forms is answered with 400 naming the parameter and its range.',
         pathParameters: ['user_id'],
         query: historyQuery(schemas),
@@ -166,7 +172,9 @@ export function peoplePaths(schemas: SchemaComponents): PathItems {
           'Records one event of the user. Answered 200 once the event is durable (committed to the service\'s outbox, from ' +
           'where it reaches the event store); usable for targeting and personalization at once and in event history within ' +
           'seconds (insights and charts take several minutes). `timestamp` needs seconds and `Z` or an offset ' +
-          '(`2024-05-01T05:30:00-04:00`); it is stored as that instant. An event whose name the account\'s ingestion ' +
+          '(`2024-05-01T05:30:00-04:00`) and must fall in the years 1900 to 2299 (the range the event store holds); it is ' +
+          'stored as that instant. Text no store keeps (NUL, a lone UTF-16 surrogate) in the name, `group_id`, ' +
+          '`context.url` or the attributes is refused too. An event whose name the account\'s ingestion ' +
           'filtering rules drop is also answered 200: it is counted, not stored. Each invalid field is answered with 400 ' +
           'naming it; a 500 means the event was not recorded and the request may be retried.',
         pathParameters: ['user_id'],

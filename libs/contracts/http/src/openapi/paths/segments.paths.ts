@@ -53,7 +53,7 @@ export function segmentPaths(): PathItems {
         summary: 'Get a segment',
         pathParameters: ['segment_id'],
         responses: { 200: objectResponse('The segment', SegmentSchema) },
-        errors: [404],
+        errors: [400, 404],
       }),
       patch: operation({
         operationId: 'updateSegment',
@@ -71,7 +71,7 @@ export function segmentPaths(): PathItems {
         description: 'Removes the segment and its membership permanently.',
         pathParameters: ['segment_id'],
         responses: { 200: statusAcknowledgementResponse('Deleted') },
-        errors: [404],
+        errors: [400, 404],
       }),
     },
     [`${SEGMENT}/add_user_ids`]: {

@@ -1,4 +1,4 @@
-import { MAX_NESTING, measureStorable, textProblem } from './storable-values';
+import { MAX_NESTING, measureStorable } from './storable-values';
 
 function nested(depth: number): unknown {
   let value: unknown = 'leaf';
@@ -29,17 +29,5 @@ describe('measureStorable', () => {
     expect(typeof measureStorable({ ok: nested(MAX_NESTING) }, '')).toBe('number');
     expect(measureStorable({ deep: nested(MAX_NESTING + 1) }, '')).toEqual({ field: 'deep', reason: `is nested more than ${MAX_NESTING} levels deep` });
     expect(measureStorable({ deep: JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown }, '')).toMatchObject({ field: 'deep' });
-  });
-});
-
-describe('textProblem', () => {
-  it('passes plain text, and text with surrogate pairs', () => {
-    expect(textProblem('plain')).toBeUndefined();
-    expect(textProblem('🙂')).toBeUndefined();
-  });
-
-  it('names NUL and lone surrogates', () => {
-    expect(textProblem('\u0000')).toMatch(/NUL/);
-    expect(textProblem('a\ud83d')).toMatch(/lone UTF-16 surrogate/);
   });
 });

@@ -1,22 +1,26 @@
-import { wellFormed } from '../../events/domain/well-formed-text';
-import type { RowProblem } from './row-failure';
+import { textProblem } from './input-limits';
+
+/** A value the stores (and the outbox before them) cannot hold, named by its field. */
+export interface ValueProblem {
+  readonly field: string;
+  readonly reason: string;
+}
 
 /** Deepest nesting of arrays and objects a value may have (PostgreSQL and `JSON.stringify` both recurse). */
 export const MAX_NESTING = 64;
 
-/** Characters that may make text unstorable: NUL, and the surrogates (fine in pairs, not alone). */
-const SUSPECT_CHARACTER = /[\u0000\ud800-\udfff]/;
-
 /**
- * Checks that every key and value of `values` can be stored as it is, and measures them. A row
- * travels as JSON through the outbox (PostgreSQL `jsonb`) to the stores: text with NUL or a lone
- * surrogate (`"\u0000"`, `"\ud800"` are valid JSON), a number JSON cannot write (`1e400` parses as
- * Infinity) or a value nested deeper than `MAX_NESTING` would fail the whole batch it travels in, so
- * such a row fails on its own instead, naming the field (`<prefix><key>`).
+ * Checks that every key and value of `values` can be stored as it is, and measures them. Free-form
+ * data (event attributes, profile properties) travels as JSON through PostgreSQL `jsonb` (a profile,
+ * the outbox) to the stores: text with NUL or a lone surrogate (`"\u0000"`, `"\ud800"` are valid
+ * JSON), a number JSON cannot write (`1e400` parses as Infinity) or a value nested deeper than
+ * `MAX_NESTING` would fail the write, and the whole batch it travels in (or be changed on the way), so
+ * every intake refuses it instead, naming the field (`<prefix><key>`): a request with 400, an imported
+ * row as a failure of that row.
  *
  * @returns the size of the keys and text in characters (a cheap measure of the row's memory), or the problem.
  */
-export function measureStorable(values: Readonly<Record<string, unknown>>, prefix: string): number | RowProblem {
+export function measureStorable(values: Readonly<Record<string, unknown>>, prefix: string): number | ValueProblem {
   let size = 0;
   for (const key of Object.keys(values)) {
     const keyProblem = textProblem(key);
@@ -60,10 +64,8 @@ function measureValue(root: unknown): number | { reason: string } {
   return size;
 }
 
-/** Why text cannot be stored, or undefined when it can (the usual case costs one regular-expression test). */
-export function textProblem(text: string): string | undefined {
-  if (!SUSPECT_CHARACTER.test(text)) return undefined;
-  if (text.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';
-  if (wellFormed(text) !== text) return 'contains a lone UTF-16 surrogate (\\ud800 to \\udfff), which is not a character';
-  return undefined;
+/** Why a text field (an event's `name`, an id, `context.url`) cannot be stored, named by the field; undefined when it can. */
+export function textFieldProblem(field: string, text: string | undefined): ValueProblem | undefined {
+  const problem = text === undefined ? undefined : textProblem(text);
+  return problem ? { field, reason: `holds text that ${problem}` } : undefined;
 }
