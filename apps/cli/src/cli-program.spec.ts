@@ -155,4 +155,92 @@ describe('guidepost CLI', () => {
     expect(calls[0]).toMatchObject({ method: 'PUT', url: 'http://127.0.0.1:8080/admin/v1/accounts/acme/ingestion_filtering_rules', body: rules });
     expect(JSON.parse(stdout)).toEqual(rules);
   });
+
+  describe('dead letters', () => {
+    const deadLetter = (service: string, id: string, failedAt: string) => ({
+      id,
+      service,
+      source: 'consumer',
+      topic: 'guidepost.mail.mail-requested.v1',
+      group: 'mail.sender',
+      message_id: `m-${id}`,
+      key: 'job-1',
+      reason: 'the SMTP server refused every recipient',
+      attempts: 1,
+      failed_at: failedAt,
+      status: 'waiting',
+      replayed_at: null,
+      partition: 0,
+      offset: id,
+    });
+
+    it("lists one service's page with the filters given", async () => {
+      const page = { dead_letters: [deadLetter('ingestion', '7', '2026-01-01T00:00:00.000Z')], next_cursor: 'abc' };
+      reply = () => ({ status: 200, body: page });
+      const args = ['dead-letters', 'list', '--service', 'ingestion', '--topic', 'guidepost.mail.mail-requested.v1', '--group', 'mail.sender'];
+      expect(await run([...args, '--status', 'waiting', '--limit', '10', '--cursor', 'xyz'])).toBe(0);
+      expect(calls).toEqual([
+        {
+          method: 'GET',
+          url: 'http://127.0.0.1:8080/admin/v1/dead-letters/ingestion?topic=guidepost.mail.mail-requested.v1&group=mail.sender&status=waiting&cursor=xyz&limit=10',
+          authorization: 'Bearer env-token',
+          body: undefined,
+        },
+      ]);
+      expect(JSON.parse(stdout)).toEqual(page);
+    });
+
+    it('lists every service newest first when no service is named, saying when there is more', async () => {
+      reply = (call) => {
+        const service = new URL(call.url).pathname.split('/').at(-1)!;
+        const letters: Record<string, unknown[]> = {
+          content: [deadLetter('content', '3', '2026-01-02T00:00:00.000Z')],
+          ingestion: [deadLetter('ingestion', '9', '2026-01-03T00:00:00.000Z'), deadLetter('ingestion', '8', '2026-01-01T00:00:00.000Z')],
+        };
+        return { status: 200, body: { dead_letters: letters[service] ?? [], next_cursor: null } };
+      };
+      expect(await run(['dead-letters', 'list', '--limit', '2'])).toBe(0);
+      expect(calls.map((call) => call.url)).toEqual(
+        ['gateway', 'content', 'segment', 'profile', 'ingestion'].map((service) => `http://127.0.0.1:8080/admin/v1/dead-letters/${service}?limit=2`),
+      );
+      const printed = JSON.parse(stdout) as { dead_letters: { service: string; id: string }[]; more: boolean };
+      expect(printed.dead_letters.map((letter) => `${letter.service}/${letter.id}`)).toEqual(['ingestion/9', 'content/3']);
+      expect(printed.more).toBe(true);
+    });
+
+    it('names a service that could not answer, after printing the others', async () => {
+      reply = (call) =>
+        call.url.includes('/segment')
+          ? { status: 503, body: { error: true, status: 503, title: 'Service Unavailable', detail: 'the segment service is unavailable' } }
+          : { status: 200, body: { dead_letters: [], next_cursor: null } };
+      expect(await run(['dead-letters', 'list'])).toBe(1);
+      expect(JSON.parse(stdout)).toEqual({ dead_letters: [], more: false });
+      expect(stderr).toContain('could not list the dead letters of segment: admin API answered 503: the segment service is unavailable');
+    });
+
+    it('shows one dead letter and replays one or all', async () => {
+      reply = () => ({ status: 200, body: { replayed: 2, failed: [] } });
+      expect(await run(['dead-letters', 'show', 'content', '42'])).toBe(0);
+      expect(await run(['dead-letters', 'replay', 'content', '42'])).toBe(0);
+      expect(await run(['dead-letters', 'replay', 'segment', '--all', '--topic', 'guidepost.segments.user-ids-submitted.v1'])).toBe(0);
+      expect(calls.map(({ method, url, body }) => [method, url, body])).toEqual([
+        ['GET', 'http://127.0.0.1:8080/admin/v1/dead-letters/content/42', undefined],
+        ['POST', 'http://127.0.0.1:8080/admin/v1/dead-letters/content/42/replay', undefined],
+        ['POST', 'http://127.0.0.1:8080/admin/v1/dead-letters/segment/replay', { topic: 'guidepost.segments.user-ids-submitted.v1' }],
+      ]);
+    });
+
+    it.each([
+      ['an unknown service', ['dead-letters', 'show', 'billing', '1'], 'billing'],
+      ['a replay of neither an id nor --all', ['dead-letters', 'replay', 'content'], 'replay: give the id of a dead letter, or --all'],
+      ['a replay of an id and --all', ['dead-letters', 'replay', 'content', '4', '--all'], 'replay: give an id or --all, not both'],
+      ['a filter on a single replay', ['dead-letters', 'replay', 'content', '4', '--topic', 't'], '--topic and --group narrow --all only'],
+      ['a cursor without a service', ['dead-letters', 'list', '--cursor', 'abc'], '--cursor: give --service too'],
+      ['a limit out of range', ['dead-letters', 'list', '--limit', '0'], '--limit: must be an integer from 1 to 500'],
+    ])('refuses %s before sending anything', async (_case, args, message) => {
+      expect(await run(args)).toBe(1);
+      expect(stderr).toContain(message);
+      expect(calls).toHaveLength(0);
+    });
+  });
 });

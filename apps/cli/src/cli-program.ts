@@ -2,12 +2,13 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL, type CliIo } from './cli-context';
 import { registerAccountCommands } from './commands/accounts.command';
 import { registerContentCommands } from './commands/content.command';
+import { registerDeadLetterCommands } from './commands/dead-letters.command';
 import { registerFilteringRuleCommands } from './commands/filtering-rules.command';
 import { registerKeyCommands } from './commands/keys.command';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('guidepost')
-    .description('Administer a Guidepost server: accounts, API keys and content')
+    .description('Administer a Guidepost server: accounts, API keys, content and dead letters')
     .option('--url <url>', `server base URL (env GUIDEPOST_URL, default ${DEFAULT_URL})`)
     .option('--token <token>', 'admin token (env GUIDEPOST_ADMIN_TOKEN)')
     .configureOutput({ writeOut: (text) => void io.stdout.write(text), writeErr: (text) => void io.stderr.write(text) })
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIo): Command {
   registerKeyCommands(program, io);
   registerContentCommands(program, io);
   registerFilteringRuleCommands(program, io);
+  registerDeadLetterCommands(program, io);
   return program;
 }
 

@@ -11,6 +11,6 @@ import { MailModule } from '@guidepost/platform-mail';
 runServiceHost({
   name: 'IngestionService',
   modules: (config) => [BlobModule.forRoot(config), MailModule.forRoot(config), ClickHouseModule, IngestionModule],
-  requires: ['GUIDEPOST_CLICKHOUSE_URL', 'GUIDEPOST_S3_ENDPOINT'],
+  requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_CLICKHOUSE_URL', 'GUIDEPOST_S3_ENDPOINT'],
   storage: { database: INGESTION_DATABASE, eventStore: INGESTION_EVENT_STORE },
 });

@@ -9,6 +9,6 @@ runServiceHost({
     globalProviders([{ provide: JobRegistryClient, useValue: new HttpJobRegistryClient(config.serviceUrls.ingestion, config.internalToken) }]),
     ProfileModule,
   ],
-  requires: ['GUIDEPOST_INGESTION_SERVICE_URL'],
+  requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_INGESTION_SERVICE_URL'],
   storage: { database: PROFILE_DATABASE },
 });

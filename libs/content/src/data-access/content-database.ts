@@ -4,11 +4,12 @@ import { ExperienceEntity } from './experience.entity';
 import { FlowEntity } from './flow.entity';
 import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
 import { CreateContentTables1763740800000 } from './migrations/0001-create-content-tables';
+import { CreateContentDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
 import { TagEntity } from './tag.entity';
 
 /** The content service's PostgreSQL schema, its entities and its migrations (in order; append only). */
 export const CONTENT_DATABASE: ServiceDatabaseOptions = {
   schema: CONTENT_SCHEMA,
   entities: [FlowEntity, ExperienceEntity, TagEntity, IngestionFilteringRulesEntity],
-  migrations: [CreateContentTables1763740800000],
+  migrations: [CreateContentTables1763740800000, CreateContentDeadLetters1795537290473],
 };

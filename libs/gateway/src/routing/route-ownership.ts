@@ -9,12 +9,16 @@ export interface RouteOwnership {
 const ACCOUNT = '/v2/accounts/:account_id';
 const ADMIN_ACCOUNT = '/admin/v1/accounts/:account_id';
 
+/** The services whose dead letters (`/admin/v1/dead-letters/{service}`) are theirs to serve. */
+const DEAD_LETTER_OWNERS: readonly ServiceName[] = ['content', 'segment', 'profile', 'ingestion'];
+
 /** What the content service serves publicly, and upserts through the admin API in the studio's stead. */
 const CONTENT_COLLECTIONS = ['flows', 'pins', 'mobile', 'tags', 'ingestion_filtering_rules'];
 
 /**
  * Which service owns which public route in the distributed shape. The gateway keeps the rest: accounts
- * and API keys (`/admin/v1/accounts`, `.../api_keys`), `/openapi.json`, its health and metrics; every
+ * and API keys (`/admin/v1/accounts`, `.../api_keys`), its own dead letters
+ * (`/admin/v1/dead-letters/gateway`), `/openapi.json`, its health and metrics; every
  * other path is answered by the gateway itself (404 after authentication). Internal routes
  * (`/internal/...`) are never routed: only services call each other's. `route-ownership.spec.ts` in the
  * standalone app checks this table against every controller route.
@@ -33,4 +37,6 @@ export const ROUTE_OWNERSHIP: readonly RouteOwnership[] = [
   { prefix: `${ACCOUNT}/export/events`, service: 'ingestion' },
   // The job registry, and the failures of import jobs (`/jobs/{job_id}/failures`).
   { prefix: `${ACCOUNT}/jobs`, service: 'ingestion' },
+  // Each service keeps (and serves) its own dead letters; the gateway's own stay here.
+  ...DEAD_LETTER_OWNERS.map((service): RouteOwnership => ({ prefix: `/admin/v1/dead-letters/${service}`, service })),
 ];

@@ -6,6 +6,7 @@ import { JobEntity } from '../jobs/data-access/job.entity';
 import { CreateJobRegistry1795278090469 } from './migrations/0001-create-job-registry';
 import { CreateFilteringRules1795364490469 } from './migrations/0002-create-filtering-rules';
 import { CreateImportFailures1795450890469 } from './migrations/0003-create-import-failures';
+import { CreateIngestionDeadLetters1795537290473 } from './migrations/0004-create-dead-letters';
 
 /** The ingestion service's PostgreSQL schema, also the name of its data source and unit of work. */
 export const INGESTION_SCHEMA = 'ingestion';
@@ -14,7 +15,12 @@ export const INGESTION_SCHEMA = 'ingestion';
 export const INGESTION_DATABASE: ServiceDatabaseOptions = {
   schema: INGESTION_SCHEMA,
   entities: [JobEntity, JobEventEntity],
-  migrations: [CreateJobRegistry1795278090469, CreateFilteringRules1795364490469, CreateImportFailures1795450890469],
+  migrations: [
+    CreateJobRegistry1795278090469,
+    CreateFilteringRules1795364490469,
+    CreateImportFailures1795450890469,
+    CreateIngestionDeadLetters1795537290473,
+  ],
 };
 
 /** The event store's ClickHouse migrations, recorded under the ingestion service. */

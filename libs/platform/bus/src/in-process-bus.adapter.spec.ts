@@ -88,4 +88,28 @@ describe('InProcessBus (the standalone shape) follows the failure classes of the
     const error = await failureOf(bus.publish([mail('m1')]));
     expect(error).toBeInstanceOf(TransientFailure);
   });
+
+  it('redelivers a message to one group only, running its handler at once, and says when that group gives it up again', async () => {
+    const bus = new InProcessBus();
+    const handled: string[] = [];
+    let refusing = true;
+    bus.subscribe({
+      topic: MailRequested,
+      group: 'first',
+      handle: (message) => {
+        if (refusing) return Promise.reject(new PermanentFailure('mailbox does not exist'));
+        handled.push(`first:${message.id}`);
+        return Promise.resolve();
+      },
+    });
+    bus.subscribe({ topic: MailRequested, group: 'second', handle: (message) => Promise.resolve(void handled.push(`second:${message.id}`)) });
+
+    const again = await failureOf(bus.redeliver(mail('m1'), 'first'));
+    expect(classifyFailure(again)).toBe('permanent');
+    expect((again as Error).message).toContain('first gave up on message m1: mailbox does not exist');
+    refusing = false;
+    await bus.redeliver(mail('m1'), 'first');
+    expect(handled).toEqual(['first:m1']);
+    await expect(bus.redeliver(mail('m1'), 'third')).rejects.toThrow(`no consumer group third subscribes to ${MailRequested.name}`);
+  });
 });

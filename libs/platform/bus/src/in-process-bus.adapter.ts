@@ -29,14 +29,23 @@ export class InProcessBus extends MessageBus implements BeforeApplicationShutdow
     for (const run of runsOfOneTopic(messages)) {
       for (const subscription of this.subscriptions.get(run[0].topic) ?? []) {
         for (const message of run) assertValidPayload(subscription.topic, message);
-        const records = run.map((message, index): Received => ({ offset: String(index), decoded: { message } }));
-        const steps = this.stepsFor(subscription, (record, reason) => givenUp.push(`${subscription.group} gave up on message ${record.id}: ${reason}`));
-        if ('handleBatch' in subscription) await deliverAsBatch(records, steps);
-        else await deliverOneByOne(records, steps);
-        // Abandoned, not handled: the messages must stay in the outbox for the next start.
-        if (this.stopping.signal.aborted) throw new TransientFailure('the process is stopping; the messages are delivered after the restart');
+        await this.deliver(subscription, run, givenUp);
       }
     }
+    if (givenUp.length > 0) throw new PermanentFailure(givenUp.join('; '));
+  }
+
+  /**
+   * Runs the handler of `group` alone on the message (the replay of a dead letter), under the same
+   * rules as `publish`: rejects with a transient failure while a store is down, with a permanent one
+   * when the group gives the message up again.
+   */
+  async redeliver(message: OutgoingMessage, group: string): Promise<void> {
+    const subscription = (this.subscriptions.get(message.topic) ?? []).find((candidate) => candidate.group === group);
+    if (!subscription) throw new PermanentFailure(`no consumer group ${group} subscribes to ${message.topic}`);
+    assertValidPayload(subscription.topic, message);
+    const givenUp: string[] = [];
+    await this.deliver(subscription, [message], givenUp);
     if (givenUp.length > 0) throw new PermanentFailure(givenUp.join('; '));
   }
 
@@ -48,6 +57,16 @@ export class InProcessBus extends MessageBus implements BeforeApplicationShutdow
     existing.push(subscription as unknown as Subscription<Topic>);
     this.subscriptions.set(subscription.topic.name, existing);
     this.logger.debug(`${subscription.group} subscribed to ${subscription.topic.name}`);
+  }
+
+  /** Hands a run of one topic's messages to one subscription; what it gives up on is added to `givenUp`. */
+  private async deliver(subscription: Subscription<Topic>, run: readonly OutgoingMessage[], givenUp: string[]): Promise<void> {
+    const records = run.map((message, index): Received => ({ offset: String(index), decoded: { message } }));
+    const steps = this.stepsFor(subscription, (record, reason) => givenUp.push(`${subscription.group} gave up on message ${record.id}: ${reason}`));
+    if ('handleBatch' in subscription) await deliverAsBatch(records, steps);
+    else await deliverOneByOne(records, steps);
+    // Abandoned, not handled: the messages must stay in the outbox for the next start.
+    if (this.stopping.signal.aborted) throw new TransientFailure('the process is stopping; the messages are delivered after the restart');
   }
 
   /** A handler failing during the shutdown is abandoned: its message stays in the outbox for the next start. */

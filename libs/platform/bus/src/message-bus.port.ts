@@ -43,4 +43,13 @@ export abstract class MessageBus {
   /** Resolves once every message is durable on the bus (in process: once every subscriber handled it). */
   abstract publish(messages: readonly OutgoingMessage[]): Promise<void>;
   abstract subscribe<T extends Topic>(subscription: Subscription<T>): void;
+  /**
+   * Delivers a message again to one consumer group only: the replay of a dead letter that group gave
+   * up on (the other groups handled the message already). On Kafka the message is produced to its
+   * topic again, marked for that group, and the other groups' consumers commit past it unhandled; in
+   * process, that group's handler runs at once. Resolves once the message is durable on the bus (in
+   * process: once the group handled it). Handlers are idempotent, so a message the group has handled
+   * meanwhile changes nothing.
+   */
+  abstract redeliver(message: OutgoingMessage, group: string): Promise<void>;
 }

@@ -1,6 +1,9 @@
 export { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 export { MESSAGING_ENTITIES, OutboxMessageEntity, ProcessedMessageEntity } from './messaging.entities';
 export { createMessagingTables, dropMessagingTables } from './messaging-tables';
+export { createDeadLetterTable, dropDeadLetterTable } from './dead-letters/dead-letter-tables';
+export { DeadLetterStore } from './dead-letters/dead-letter-store';
+export { DeadLetterRecorderModule, PostgresDeadLetterRecorder } from './dead-letters/postgres-dead-letter-recorder';
 export { FilteringRulesCopy } from './filtering-rules-copy';
 export { OutboxRelay } from './outbox-relay';
 export { UnitOfWork, type Transaction } from './unit-of-work';

@@ -37,7 +37,8 @@ interface PendingRow {
  * Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several replicas can relay one outbox without
  * publishing a row twice at the same time. A delivery that fails is retried with exponential
  * back-off; one that can never succeed (or keeps failing) is dead-lettered with its reason instead of
- * blocking the rest forever.
+ * blocking the rest forever: the row keeps `dead_at` and `last_error`, and the schema's `dead_letters`
+ * gets a row, where an operator replays it (which makes the row due again).
  */
 export class OutboxRelay {
   private readonly logger: Logger;
@@ -184,9 +185,24 @@ export class OutboxRelay {
         WHERE sequence = $1`,
       [row.sequence, attempts, reason, String(backoffMs), dead],
     );
+    if (dead) await this.keepDeadLetter(manager, row, reason, attempts);
     const what = `message ${row.id} on ${row.topic} (attempt ${attempts}, ${failureClass})`;
     if (dead) this.logger.error(`dead-lettered ${what}: ${reason}`);
     else this.logger.warn(`delivery of ${what} failed, retrying in ${backoffMs} ms: ${reason}`);
+  }
+
+  /**
+   * Records the message in the schema's dead letters, where an operator lists and replays it; a message
+   * given up on again after a replay waits again there, with its new reason.
+   */
+  private async keepDeadLetter(manager: EntityManager, row: PendingRow, reason: string, attempts: number): Promise<void> {
+    await manager.query(
+      `INSERT INTO "${this.schema}".dead_letters (topic, consumer_group, message_id, message_key, payload, occurred_at, reason, attempts, failed_at)
+       SELECT topic, '', id, key, payload, occurred_at, $2, $3, now() FROM "${this.schema}".outbox_messages WHERE sequence = $1
+       ON CONFLICT (topic, consumer_group, message_id)
+       DO UPDATE SET reason = EXCLUDED.reason, attempts = EXCLUDED.attempts, failed_at = EXCLUDED.failed_at, replayed_at = NULL`,
+      [row.sequence, reason, attempts],
+    );
   }
 }
 

@@ -9,6 +9,10 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { AppConfig } from '@guidepost/platform-config';
 import { MessageBus } from '@guidepost/platform-bus';
+import { MetricsRegistry } from '@guidepost/platform-observability';
+import { reportWaitingDeadLetters } from './dead-letters/dead-letter-metrics';
+import { DeadLetterStore } from './dead-letters/dead-letter-store';
+import { deadLettersControllerFor, deadLetterStoreToken } from './dead-letters/dead-letters.controller';
 import { MESSAGING_ENTITIES } from './messaging.entities';
 import { OutboxRelay } from './outbox-relay';
 import { UnitOfWork } from './unit-of-work';
@@ -78,7 +82,8 @@ function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions)
 
 /**
  * One service's database: a TypeORM data source bound to the service's own schema (a service never
- * reads another's tables), its migrations, its unit of work and its outbox relay.
+ * reads another's tables), its migrations, its unit of work, its outbox relay, and its dead letters
+ * (the admin API at `/admin/v1/dead-letters/<schema>` and the `guidepost_dead_letters_waiting` gauge).
  */
 @Module({})
 export class ServiceDatabaseModule {
@@ -102,6 +107,7 @@ export class ServiceDatabaseModule {
     return {
       module: ServiceDatabaseModule,
       imports: [root, TypeOrmModule.forFeature(options.entities as [], schema)],
+      controllers: [deadLettersControllerFor(schema)],
       providers: [
         {
           provide: relayToken(schema),
@@ -114,6 +120,15 @@ export class ServiceDatabaseModule {
           useFactory: (dataSource: DataSource, relay: OutboxRelay) => new UnitOfWork(dataSource, () => relay.nudge()),
         },
         { provide: RelayLifecycle, inject: [relayToken(schema)], useFactory: (relay: OutboxRelay) => new RelayLifecycle(relay) },
+        {
+          provide: deadLetterStoreToken(schema),
+          inject: [getDataSourceToken(schema), MessageBus, relayToken(schema), { token: MetricsRegistry, optional: true }],
+          useFactory: (dataSource: DataSource, bus: MessageBus, relay: OutboxRelay, registry: MetricsRegistry | undefined) => {
+            const store = new DeadLetterStore(dataSource, bus, schema, () => relay.nudge());
+            if (registry) reportWaitingDeadLetters(registry, schema, () => store.waitingCounts());
+            return store;
+          },
+        },
       ],
       exports: [TypeOrmModule, unitOfWorkToken(schema)],
     };

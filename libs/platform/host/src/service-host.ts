@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { KafkaBusModule } from '@guidepost/platform-bus';
 import { type ClickHouseServiceOptions, createClickHouseClient, migrateClickHouse } from '@guidepost/platform-clickhouse';
 import { type AppConfig, ConfigurationError, loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
-import { migrateServiceDatabase, type ServiceDatabaseOptions } from '@guidepost/platform-database';
+import { DeadLetterRecorderModule, migrateServiceDatabase, type ServiceDatabaseOptions } from '@guidepost/platform-database';
 import { InternalCallerHooks, PlatformHttpModule } from '@guidepost/platform-http';
 import { ObservabilityModule } from '@guidepost/platform-observability';
 import { createHttpApplication } from './http-application';
@@ -47,7 +47,7 @@ export interface ServiceHostDefinition {
 
 @Module({})
 class ServiceHostModule {
-  static forRoot(config: AppConfig, clientId: string, modules: (Type | DynamicModule)[]): DynamicModule {
+  static forRoot(config: AppConfig, clientId: string, schema: string, modules: (Type | DynamicModule)[]): DynamicModule {
     return {
       module: ServiceHostModule,
       imports: [
@@ -55,6 +55,8 @@ class ServiceHostModule {
         ObservabilityModule,
         PlatformHttpModule,
         KafkaBusModule.forRoot({ clientId }),
+        // What the consumers give up on is kept in the service's own schema, for the admin API.
+        DeadLetterRecorderModule.forService(schema),
         ...modules,
       ],
     };
@@ -78,7 +80,7 @@ export function runServiceHost(definition: ServiceHostDefinition): void {
 
 async function serve(definition: ServiceHostDefinition, config: AppConfig): Promise<void> {
   assertPresent(config, [...ALWAYS_REQUIRED, ...(definition.requires ?? [])]);
-  const app = await createHttpApplication(ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.modules(config)), config, (created) => {
+  const app = await createHttpApplication(ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config)), config, (created) => {
     if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
     definition.beforeInit?.(created);
   });

@@ -24,7 +24,7 @@ const request = (id: string): BusMessage<PayloadOf<typeof MailRequested>> => ({
   payload: { to: ['ada@example.com'], subject: 'Your export is ready', text: 'Download: https://example/blobs/x' },
 });
 
-const fakeBus = () => ({ subscribe: jest.fn(), publish: jest.fn() });
+const fakeBus = () => ({ subscribe: jest.fn(), publish: jest.fn(), redeliver: jest.fn() });
 
 describe('MailRequestedConsumer', () => {
   let mailer: RecordingMailer;

@@ -1,5 +1,6 @@
 import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
 import { CreateSegmentTables1763740800001 } from './migrations/0001-create-segment-tables';
+import { CreateSegmentDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
 import { SegmentEntity } from './segment.entity';
 import { SEGMENT_SCHEMA } from './segment-schema';
 
@@ -7,5 +8,5 @@ import { SEGMENT_SCHEMA } from './segment-schema';
 export const SEGMENT_DATABASE: ServiceDatabaseOptions = {
   schema: SEGMENT_SCHEMA,
   entities: [SegmentEntity],
-  migrations: [CreateSegmentTables1763740800001],
+  migrations: [CreateSegmentTables1763740800001, CreateSegmentDeadLetters1795537290473],
 };

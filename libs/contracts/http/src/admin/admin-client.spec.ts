@@ -85,6 +85,29 @@ describe('AdminClient', () => {
     ]);
   });
 
+  it('lists, shows and replays dead letters at the service that keeps them', async () => {
+    answer = (response) => respond(response, 200, { dead_letters: [], next_cursor: null });
+    const client = new AdminClient(baseUrl, 't');
+    await expect(client.listDeadLetters('segment')).resolves.toEqual({ dead_letters: [], next_cursor: null });
+    await client.listDeadLetters('ingestion', { topic: 'guidepost.mail.mail-requested.v1', group: 'mail.sender', status: 'waiting', limit: 10, cursor: 'c/1' });
+    await client.getDeadLetter('content', '42');
+    await client.replayDeadLetter('content', '42');
+    await client.replayDeadLetters('profile', { topic: 't1' });
+    await client.replayDeadLetters('gateway');
+    expect(received.map(({ method, url, body }) => ({ method, url, body }))).toEqual([
+      { method: 'GET', url: '/admin/v1/dead-letters/segment', body: '' },
+      {
+        method: 'GET',
+        url: '/admin/v1/dead-letters/ingestion?topic=guidepost.mail.mail-requested.v1&group=mail.sender&status=waiting&cursor=c%2F1&limit=10',
+        body: '',
+      },
+      { method: 'GET', url: '/admin/v1/dead-letters/content/42', body: '' },
+      { method: 'POST', url: '/admin/v1/dead-letters/content/42/replay', body: '' },
+      { method: 'POST', url: '/admin/v1/dead-letters/profile/replay', body: '{"topic":"t1"}' },
+      { method: 'POST', url: '/admin/v1/dead-letters/gateway/replay', body: '{}' },
+    ]);
+  });
+
   it('turns a Problem answer into an AdminApiError with its status and detail', async () => {
     answer = (response) => respond(response, 409, { error: true, status: 409, title: 'Conflict', detail: "Account 'acme' already exists" });
     const failure = new AdminClient(baseUrl, 't').createAccount({ name: 'Acme', id: 'acme' });

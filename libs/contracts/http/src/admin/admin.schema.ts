@@ -44,3 +44,81 @@ export type ContentKind = (typeof CONTENT_KINDS)[number];
 export interface UpsertResult {
   readonly upserted: number;
 }
+
+/**
+ * The services that keep dead letters, each in its own schema: `/admin/v1/dead-letters/{service}`. In
+ * the distributed shape each service serves its own (the gateway routes them), in the standalone
+ * shape one process serves them all.
+ */
+export const DEAD_LETTER_SERVICES = ['gateway', 'content', 'segment', 'profile', 'ingestion'] as const;
+export type DeadLetterService = (typeof DEAD_LETTER_SERVICES)[number];
+
+/** Dead letters per page: `limit` defaults to this, and may be at most `DEAD_LETTER_PAGE_MAX`. */
+export const DEAD_LETTER_PAGE_DEFAULT = 50;
+export const DEAD_LETTER_PAGE_MAX = 500;
+
+/**
+ * Who gave the message up: `relay`, the service's outbox relay, which could not publish it (in the
+ * standalone shape also when a consumer gave it up, since consumers run inside the relay's delivery;
+ * the reason names the group); or `consumer`, a consumer group of the service, on Kafka.
+ */
+export const DEAD_LETTER_SOURCES = ['relay', 'consumer'] as const;
+export type DeadLetterSource = (typeof DEAD_LETTER_SOURCES)[number];
+
+export const DEAD_LETTER_STATUSES = ['waiting', 'replayed'] as const;
+export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+
+export const DeadLetterSummarySchema = Type.Object({
+  id: Type.String({ description: 'The dead letter, within its service' }),
+  service: Type.String(),
+  source: Type.Union(DEAD_LETTER_SOURCES.map((source) => Type.Literal(source))),
+  topic: Type.String(),
+  group: Type.Union([Type.String(), Type.Null()], { description: 'The consumer group that gave the message up; null for the relay' }),
+  message_id: Type.Union([Type.String(), Type.Null()], { description: 'Null when the record carried no message id' }),
+  key: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.String(),
+  attempts: Type.Integer({ description: 'Failed runs before it was given up; 0 when it could never be handled' }),
+  failed_at: Type.String({ format: 'date-time' }),
+  status: Type.Union(DEAD_LETTER_STATUSES.map((status) => Type.Literal(status))),
+  replayed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  partition: Type.Union([Type.Integer(), Type.Null()], { description: 'Where a consumer read it (Kafka)' }),
+  offset: Type.Union([Type.String(), Type.Null()]),
+});
+export type DeadLetterSummary = Static<typeof DeadLetterSummarySchema>;
+
+export const DeadLetterSchema = Type.Intersect([
+  DeadLetterSummarySchema,
+  Type.Object({
+    payload: Type.Unknown({ description: 'The message payload; null when the record was not JSON (see raw_value)' }),
+    raw_value: Type.Union([Type.String(), Type.Null()]),
+    headers: Type.Record(Type.String(), Type.String()),
+    occurred_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    replayable: Type.Boolean({ description: 'False for a record that is no message (no key, no id, not JSON)' }),
+  }),
+]);
+export type DeadLetter = Static<typeof DeadLetterSchema>;
+
+export const DeadLetterPageSchema = Type.Object({
+  dead_letters: Type.Array(DeadLetterSummarySchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last' }),
+});
+export type DeadLetterPage = Static<typeof DeadLetterPageSchema>;
+
+/** Which dead letters a list or a bulk replay concerns. */
+export interface DeadLetterFilter {
+  readonly topic?: string;
+  readonly group?: string;
+}
+
+export interface DeadLetterListOptions extends DeadLetterFilter {
+  readonly status?: DeadLetterStatus;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+/** The answer to a bulk replay: how many waiting dead letters were replayed, and which could not be, why. */
+export const DeadLetterBulkReplaySchema = Type.Object({
+  replayed: Type.Integer(),
+  failed: Type.Array(Type.Object({ id: Type.String(), reason: Type.String() })),
+});
+export type DeadLetterBulkReplay = Static<typeof DeadLetterBulkReplaySchema>;

@@ -5,6 +5,7 @@ type Rec = ReceivedRecord<string>;
 
 const valid = (offset: number, message: string): Rec => ({ offset: String(offset), decoded: { message } });
 const invalid = (offset: number, problem: string): Rec => ({ offset: String(offset), decoded: { problem } });
+const elsewhere = (offset: number): Rec => ({ offset: String(offset), decoded: { passOver: 'redelivered to another group' } });
 
 /**
  * A partition's consumer in miniature: the handler fails on messages listed as poison (every attempt),
@@ -63,6 +64,13 @@ describe('delivering a partition one message at a time', () => {
     expect(journal).toEqual(['commit 1']);
   });
 
+  it('commits past a record redelivered to another group without handling it', async () => {
+    const { steps, journal, handled } = partition();
+    await deliverOneByOne([valid(1, 'a'), elsewhere(2), valid(3, 'c')], steps);
+    expect(handled).toEqual([['a'], ['c']]);
+    expect(journal).toEqual(['commit 1', 'commit 2', 'commit 3']);
+  });
+
   it('stops at a failed commit: the partition may have moved to another member', async () => {
     const { steps, journal, handled } = partition({ failCommitAt: '2' });
     await deliverOneByOne([valid(1, 'a'), valid(2, 'b'), valid(3, 'c')], steps);
@@ -97,6 +105,17 @@ describe('delivering a partition in batches', () => {
     await deliverAsBatch([valid(1, 'a')], { ...steps, isRunning: () => false });
     expect(handled).toEqual([]);
     expect(journal).toEqual([]);
+  });
+
+  it('leaves records redelivered to another group out of the batch, and commits past them', async () => {
+    const { steps, journal, handled } = partition();
+    await deliverAsBatch([elsewhere(1), valid(2, 'b'), elsewhere(3)], steps);
+    expect(handled).toEqual([['b']]);
+    expect(journal).toEqual(['commit 3']);
+    const onlyElsewhere = partition();
+    await deliverAsBatch([elsewhere(4), elsewhere(5)], onlyElsewhere.steps);
+    expect(onlyElsewhere.handled).toEqual([]);
+    expect(onlyElsewhere.journal).toEqual(['commit 5']);
   });
 
   it('dead-letters a batch of records none of which can be handled, and commits past them', async () => {

@@ -1,9 +1,12 @@
 import type { AttemptOutcome } from './retry';
 
-/** One received record of a partition: its decoded message, or why it can never be handled. */
+/**
+ * One received record of a partition: its decoded message, why it can never be handled, or why it is
+ * not this consumer's to handle (a message redelivered to another consumer group), so it is passed over.
+ */
 export interface ReceivedRecord<M> {
   readonly offset: string;
-  readonly decoded: { readonly message: M } | { readonly problem: string };
+  readonly decoded: { readonly message: M } | { readonly problem: string } | { readonly passOver: string };
 }
 
 /** What delivering a partition's records needs from the consumer; kept abstract so the rules below stand alone. */
@@ -19,8 +22,9 @@ export interface DeliverySteps<M, R extends ReceivedRecord<M>> {
 
 /**
  * Single-message subscriptions: each record in partition order; a message that fails every attempt,
- * or can never be handled, is dead-lettered and committed so that the partition moves on. Stops at
- * the first record it cannot settle (stopping, or a failed commit); nothing after it is committed.
+ * or can never be handled, is dead-lettered and committed so that the partition moves on; a record
+ * passed over is committed unhandled. Stops at the first record it cannot settle (stopping, or a failed
+ * commit); nothing after it is committed.
  */
 export async function deliverOneByOne<M, R extends ReceivedRecord<M>>(records: readonly R[], steps: DeliverySteps<M, R>): Promise<void> {
   for (const record of records) {
@@ -53,6 +57,7 @@ export async function deliverAsBatch<M, R extends ReceivedRecord<M>>(records: re
 
 /** Settles one record (handled, or dead-lettered); true when it is committed and the next may follow. */
 async function deliverOne<M, R extends ReceivedRecord<M>>(record: R, steps: DeliverySteps<M, R>): Promise<boolean> {
+  if ('passOver' in record.decoded) return steps.commitThrough(record.offset);
   if ('problem' in record.decoded) {
     await steps.deadLetter(record, record.decoded.problem, 0);
     return steps.commitThrough(record.offset);

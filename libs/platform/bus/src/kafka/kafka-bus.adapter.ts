@@ -16,16 +16,18 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
   type OnModuleInit,
+  Optional,
 } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
 import { type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
 import type { Topic } from '@guidepost/contracts-events';
 import { AppConfig } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
+import { DeadLetterRecorder } from '../dead-letter-recorder.port';
 import { MessageBus, type OutgoingMessage, type Subscription } from '../message-bus.port';
 import { KafkaBusMetrics } from './kafka-bus-metrics';
 import { kafkaLogCreator } from './kafka-log';
-import { produceRequestsOf } from './kafka-records';
+import { produceRequestsOf, redeliveryRecord } from './kafka-records';
 import { createMissingTopics, KafkaNames, MAX_MESSAGE_BYTES, type TopicLayout } from './kafka-topics';
 import { PermanentPublishError, publishFailure } from './publish-errors';
 import { HANDLER_RETRY, type RetryPolicy } from '../delivery/retry';
@@ -73,6 +75,8 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
     config: AppConfig,
     registry: MetricsRegistry,
     @Inject(KAFKA_BUS_OPTIONS) private readonly options: KafkaBusOptions,
+    /** Where consumers keep what they give up on (the service's schema); the distributed host binds it. */
+    @Optional() private readonly recorder?: DeadLetterRecorder,
   ) {
     super();
     const brokers = config.kafkaBrokers;
@@ -156,6 +160,19 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
     }
   }
 
+  /** Produces the message to its topic again, marked for `group`: the other groups' consumers pass over it. */
+  async redeliver(message: OutgoingMessage, group: string): Promise<void> {
+    const producer = this.producer;
+    if (!producer) throw new Error('the Kafka producer is not connected');
+    if (!this.topicNames.has(message.topic)) throw new PermanentPublishError(`message ${message.id} is for ${message.topic}, which is not a topic of the contracts`);
+    try {
+      await producer.send({ topic: this.names.topic(message.topic), messages: [redeliveryRecord(message, group)], acks: -1 });
+    } catch (error) {
+      throw publishFailure(error, [message.topic]);
+    }
+    this.metrics.published.inc({ topic: message.topic });
+  }
+
   subscribe<T extends Topic>(subscription: Subscription<T>): void {
     const { topic, group } = subscription;
     if (this.started) throw new Error(`${group} subscribed to ${topic.name} after the bus started: subscribe in onModuleInit`);
@@ -169,6 +186,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
         names: this.names,
         retry: this.options.handlerRetry ?? HANDLER_RETRY,
         sendDeadLetter: (deadLetterTopic, record) => this.sendDeadLetter(deadLetterTopic, record),
+        recorder: this.recorder,
       }),
     );
   }

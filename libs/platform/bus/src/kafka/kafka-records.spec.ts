@@ -1,5 +1,15 @@
 import type { KafkaMessage } from 'kafkajs';
-import { deadLetterRecord, fromRecord, lagBefore, offsetAfter, produceRequestsOf, toRecord } from './kafka-records';
+import {
+  consumerDeadLetterOf,
+  deadLetterRecord,
+  fromRecord,
+  lagBefore,
+  offsetAfter,
+  passOverReason,
+  produceRequestsOf,
+  redeliveryRecord,
+  toRecord,
+} from './kafka-records';
 
 const message = { id: 'm-1', topic: 'guidepost.test.thing-happened.v1', key: 'account-7', occurredAt: '2024-05-01T09:30:00.000Z', payload: { n: 1 } };
 
@@ -27,6 +37,38 @@ describe('Kafka records', () => {
     expect(fromRecord(message.topic, received({ headers: {} }))).toEqual({ problem: 'the record has no message-id header' });
     expect(fromRecord(message.topic, received({ key: null }))).toEqual({ problem: 'the record has no key' });
     expect(fromRecord(message.topic, received({ value: null }))).toEqual({ problem: 'the record has no value' });
+  });
+
+  it('marks a redelivery for one group, which the consumers of every other group pass over', () => {
+    const record = redeliveryRecord(message, 'test.second');
+    expect(record).toEqual({ ...toRecord(message), headers: { ...toRecord(message).headers, 'redelivered-to-group': 'test.second' } });
+    const redelivered = received({
+      headers: Object.fromEntries(Object.entries(record.headers ?? {}).map(([name, value]) => [name, Buffer.from(String(value))])),
+    });
+    expect(passOverReason(redelivered, 'test.second')).toBeUndefined();
+    expect(passOverReason(redelivered, 'test.first')).toBe('redelivered to consumer group test.second only');
+    expect(passOverReason(received(), 'test.first')).toBeUndefined();
+    expect(fromRecord(message.topic, redelivered)).toEqual({ message });
+  });
+
+  it('keeps everything a given-up record carried for the operator, even a value that is not JSON', () => {
+    const failedAt = new Date('2024-05-02T10:00:00.000Z');
+    const where = { topic: message.topic, group: 'test.group', partition: 2 };
+    expect(consumerDeadLetterOf(received(), where, { reason: 'boom', attempts: 5, failedAt })).toEqual({
+      ...where,
+      messageId: 'm-1',
+      key: 'account-7',
+      payload: { n: 1 },
+      rawValue: undefined,
+      headers: { 'message-id': 'm-1', 'occurred-at': '2024-05-01T09:30:00.000Z' },
+      occurredAt: '2024-05-01T09:30:00.000Z',
+      reason: 'boom',
+      attempts: 5,
+      offset: '41',
+      failedAt,
+    });
+    const broken = consumerDeadLetterOf(received({ key: null, value: Buffer.from('{"n":'), headers: {} }), where, { reason: 'not JSON', attempts: 0, failedAt });
+    expect(broken).toMatchObject({ messageId: undefined, key: undefined, payload: undefined, rawValue: '{"n":', headers: {}, occurredAt: undefined });
   });
 
   it('dead-letters a record as it arrived, with where it came from and why it failed', () => {

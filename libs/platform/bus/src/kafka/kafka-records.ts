@@ -1,5 +1,6 @@
 import type { IHeaders, KafkaMessage, Message, TopicMessages } from 'kafkajs';
 import type { BusMessage } from '@guidepost/contracts-events';
+import type { ConsumerDeadLetter } from '../dead-letter-recorder.port';
 import type { OutgoingMessage } from '../message-bus.port';
 
 /**
@@ -20,6 +21,13 @@ export const DeadLetterHeader = {
   failedAt: 'failed-at',
 } as const;
 
+/**
+ * A record that replays a dead letter carries the one consumer group it is for (the contract's name);
+ * every other group's consumer commits past it without handling it, since they handled the message
+ * the first time.
+ */
+export const REDELIVERED_TO_GROUP_HEADER = 'redelivered-to-group';
+
 /** A record as this adapter produces it: always a text key and a JSON value. */
 export type OutgoingRecord = Message & { readonly key: string; readonly value: string };
 
@@ -29,6 +37,18 @@ export function toRecord(message: OutgoingMessage): OutgoingRecord {
     value: JSON.stringify(message.payload),
     headers: { [EnvelopeHeader.messageId]: message.id, [EnvelopeHeader.occurredAt]: message.occurredAt },
   };
+}
+
+/** The record that delivers `message` again to `group` only. */
+export function redeliveryRecord(message: OutgoingMessage, group: string): OutgoingRecord {
+  const record = toRecord(message);
+  return { ...record, headers: { ...record.headers, [REDELIVERED_TO_GROUP_HEADER]: group } };
+}
+
+/** Why a consumer of `group` passes over this record without handling it, or undefined when it is its own to handle. */
+export function passOverReason(record: KafkaMessage, group: string): string | undefined {
+  const target = headerText(record.headers, REDELIVERED_TO_GROUP_HEADER);
+  return target === undefined || target === group ? undefined : `redelivered to consumer group ${target} only`;
 }
 
 /** A received record read back into the envelope, or why it cannot be one (it can then never be handled). */
@@ -77,6 +97,44 @@ export function deadLetterRecord(record: KafkaMessage, context: DeadLetterContex
       [DeadLetterHeader.attempts]: String(context.attempts),
       [DeadLetterHeader.failedAt]: context.failedAt.toISOString(),
     },
+  };
+}
+
+/** What a consumer keeps of a record it gave up on: everything it carried, read as far as it can be. */
+export function consumerDeadLetterOf(
+  record: KafkaMessage,
+  where: { readonly topic: string; readonly group: string; readonly partition: number },
+  failure: { readonly reason: string; readonly attempts: number; readonly failedAt: Date },
+): ConsumerDeadLetter {
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(record.headers ?? {})) {
+    const text = headerText(record.headers, name);
+    if (text !== undefined) headers[name] = text;
+  }
+  const text = record.value?.toString('utf8');
+  let payload: unknown;
+  let rawValue: string | undefined;
+  if (text !== undefined) {
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      rawValue = text;
+    }
+  }
+  return {
+    topic: where.topic,
+    group: where.group,
+    messageId: headers[EnvelopeHeader.messageId],
+    key: record.key?.toString('utf8'),
+    payload,
+    rawValue,
+    headers,
+    occurredAt: headers[EnvelopeHeader.occurredAt],
+    reason: failure.reason,
+    attempts: failure.attempts,
+    partition: where.partition,
+    offset: record.offset,
+    failedAt: failure.failedAt,
   };
 }
 

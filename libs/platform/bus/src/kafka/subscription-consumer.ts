@@ -1,11 +1,21 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import type { BusMessage, Topic } from '@guidepost/contracts-events';
+import type { DeadLetterRecorder } from '../dead-letter-recorder.port';
 import type { Subscription } from '../message-bus.port';
 import { assertValidPayload } from '../payload-validator';
 import type { KafkaBusMetrics } from './kafka-bus-metrics';
 import type { KafkaNames } from './kafka-topics';
-import { deadLetterRecord, EnvelopeHeader, fromRecord, headerText, lagBefore, offsetAfter } from './kafka-records';
+import {
+  consumerDeadLetterOf,
+  deadLetterRecord,
+  EnvelopeHeader,
+  fromRecord,
+  headerText,
+  lagBefore,
+  offsetAfter,
+  passOverReason,
+} from './kafka-records';
 import { deliverAsBatch, deliverOneByOne, type DeliverySteps, type ReceivedRecord } from '../delivery/partition-delivery';
 import { attemptWithBackoff, type AttemptOutcome, reasonOf, type RetryPolicy } from '../delivery/retry';
 
@@ -22,6 +32,8 @@ export interface ConsumerDependencies {
   readonly retry: RetryPolicy;
   /** Produces to a dead-letter topic; resolves once the broker acknowledged. */
   readonly sendDeadLetter: (topic: string, record: Message) => Promise<void>;
+  /** Keeps dead letters where an operator can list and replay them (the service's schema), when the host binds one. */
+  readonly recorder?: DeadLetterRecorder;
 }
 
 /** A received record with what it arrived as, which is what a dead letter carries on. */
@@ -152,6 +164,8 @@ export class SubscriptionConsumer {
   }
 
   private decode(raw: KafkaMessage): KafkaRecord {
+    const passOver = passOverReason(raw, this.labels.group);
+    if (passOver !== undefined) return { offset: raw.offset, raw, decoded: { passOver } };
     const decoded = fromRecord(this.labels.topic, raw);
     if ('problem' in decoded) return { offset: raw.offset, raw, decoded };
     try {
@@ -225,22 +239,46 @@ export class SubscriptionConsumer {
 
   /**
    * Gives a message up: the subscription is told first (a job worker ends its job as failed, so no job
-   * waits for ever), then the message goes to its dead-letter topic with the reason, where it can be
-   * looked at and replayed.
+   * waits for ever), then the message is recorded in the service's dead letters (where an operator
+   * lists and replays it) and goes to its dead-letter topic with the reason.
    */
   private async deadLetter(record: KafkaRecord, partition: number, reason: string, attempts: number): Promise<void> {
     if ('message' in record.decoded && this.subscription.onGiveUp) {
       await this.subscription.onGiveUp(record.decoded.message, reason);
     }
+    const failedAt = new Date();
+    await this.recordDeadLetter(record, partition, { reason, attempts, failedAt });
     const deadLetterTopic = this.dependencies.names.deadLetterTopic(this.labels.topic);
     const where = { topic: this.kafkaTopic, partition, offset: record.offset, group: this.kafkaGroup };
-    await this.dependencies.sendDeadLetter(deadLetterTopic, deadLetterRecord(record.raw, { ...where, reason, attempts, failedAt: new Date() }));
+    await this.dependencies.sendDeadLetter(deadLetterTopic, deadLetterRecord(record.raw, { ...where, reason, attempts, failedAt }));
     this.dependencies.metrics.deadLettered.inc(this.labels);
     const id = headerText(record.raw.headers, EnvelopeHeader.messageId) ?? 'without id';
     const after = attempts > 0 ? ` after ${attempts} attempts` : '';
     this.logger.error(
       `dead-lettered message ${id} of ${this.kafkaTopic}[${partition}]@${record.offset} for ${this.kafkaGroup} to ${deadLetterTopic}${after}: ${reason}`,
     );
+  }
+
+  /**
+   * Records the dead letter in the service's store. While the store is unavailable (a transient
+   * failure) it waits, as a handler does, and commits nothing; a store that refuses the record for
+   * good only costs the operator's view of it (the dead-letter topic still has it), so delivery goes on.
+   */
+  private async recordDeadLetter(record: KafkaRecord, partition: number, failure: { reason: string; attempts: number; failedAt: Date }): Promise<void> {
+    const recorder = this.dependencies.recorder;
+    if (!recorder) return;
+    const deadLetter = consumerDeadLetterOf(record.raw, { ...this.labels, partition }, failure);
+    const outcome = await attemptWithBackoff(() => recorder.record(deadLetter), this.dependencies.retry, {
+      stopping: this.stopping.signal,
+      onFailure: (error, { attempt, retryInMs }) => {
+        if (retryInMs === undefined) return;
+        this.logger.warn(`could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} (attempt ${attempt}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+      },
+    });
+    if (outcome.kind === 'abandoned') throw new Error(`stopped before the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} was recorded`);
+    if (outcome.kind === 'failed') {
+      this.logger.error(`could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset}; it is on the dead-letter topic only: ${outcome.reason}`);
+    }
   }
 
   /**

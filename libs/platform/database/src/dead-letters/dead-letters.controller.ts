@@ -1,0 +1,49 @@
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, type Type, UseGuards } from '@nestjs/common';
+import type { DeadLetter, DeadLetterBulkReplay, DeadLetterPage, DeadLetterSummary } from '@guidepost/contracts-http';
+import { AcceptsBody, AdminTokenGuard, InboundBody } from '@guidepost/platform-http';
+import { listQueryOf, replayFilterOf } from './dead-letter-query';
+import type { DeadLetterStore } from './dead-letter-store';
+
+export const deadLetterStoreToken = (schema: string): string => `DeadLetterStore:${schema}`;
+
+/**
+ * The admin API of one service's dead letters, at `/admin/v1/dead-letters/{service}` (the service's
+ * schema name), behind the admin Bearer token. Made per service, so that each serves its own: in the
+ * distributed shape the gateway routes the path to the service, in the standalone shape one process
+ * carries every service's.
+ */
+export function deadLettersControllerFor(schema: string): Type {
+  @Controller(`admin/v1/dead-letters/${schema}`)
+  @UseGuards(AdminTokenGuard)
+  class DeadLettersController {
+    constructor(@Inject(deadLetterStoreToken(schema)) private readonly store: DeadLetterStore) {}
+
+    /** Newest first; `limit` (1-500, default 50), `cursor` (the previous page's `next_cursor`), `topic`, `group`, `status`. */
+    @Get()
+    list(@Query() query: Record<string, unknown>): Promise<DeadLetterPage> {
+      return this.store.list(listQueryOf(query));
+    }
+
+    /** Replays every waiting dead letter matching the body's `topic` and `group` (all without a body). */
+    @Post('replay')
+    @HttpCode(200)
+    @AcceptsBody('json')
+    replayAll(@InboundBody() body: InboundBody): Promise<DeadLetterBulkReplay> {
+      return this.store.replayAll(replayFilterOf(body.kind === 'json' ? body.value : undefined));
+    }
+
+    @Get(':id')
+    show(@Param('id') id: string): Promise<DeadLetter> {
+      return this.store.get(id);
+    }
+
+    @Post(':id/replay')
+    @HttpCode(200)
+    replay(@Param('id') id: string): Promise<DeadLetterSummary> {
+      return this.store.replay(id);
+    }
+  }
+  const name = `${schema.charAt(0).toUpperCase()}${schema.slice(1)}DeadLettersController`;
+  Object.defineProperty(DeadLettersController, 'name', { value: name });
+  return DeadLettersController;
+}
