@@ -20,7 +20,7 @@ const LOAD_RATE_LIMIT = { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' };
  * A distributed suite of its own for one spec file: its own namespace (database, topics, bucket),
  * logs kept in a temporary folder.
  */
-export async function startSuite(options: { ingestionReplicas?: number; env?: Record<string, string> } = {}): Promise<DistributedSuite> {
+export async function startSuite(options: SuiteShape & { env?: Record<string, string> } = {}): Promise<DistributedSuite> {
   const namespace = `t${randomBytes(4).toString('hex')}`;
   const runDir = await mkdtemp(join(tmpdir(), `guidepost-${namespace}-`));
   return DistributedSuite.start({
@@ -28,9 +28,16 @@ export async function startSuite(options: { ingestionReplicas?: number; env?: Re
     namespace,
     runDir,
     ingestionReplicas: options.ingestionReplicas,
+    gatewayReplicas: options.gatewayReplicas,
     logLevel: 'info',
     env: options.env,
   });
+}
+
+/** How many replicas of the scaled processes a spec's suite runs (one each when absent). */
+export interface SuiteShape {
+  readonly ingestionReplicas?: number;
+  readonly gatewayReplicas?: number;
 }
 
 /** What a spec file's suite gives its tests, once `beforeAll` has run. */
@@ -42,12 +49,14 @@ export interface SpecSuite {
 
 /**
  * Runs a suite for the spec file: started before its tests (with an account, and the e2e client
- * pointed at the gateway), stopped after them. Load specs get a rate limit out of their way.
+ * pointed at the first gateway), stopped after them. Load specs get a rate limit out of their way,
+ * unless the spec is about the rate limit itself (`rateLimitPerSecond`).
  */
-export function useSpecSuite(options: { ingestionReplicas?: number } = {}): SpecSuite {
+export function useSpecSuite(options: SuiteShape & { rateLimitPerSecond?: number } = {}): SpecSuite {
   const state: { suite?: DistributedSuite; account?: TestAccount; pointBack?: () => void } = {};
   beforeAll(async () => {
-    state.suite = await startSuite({ ...options, env: LOAD_RATE_LIMIT });
+    const env = options.rateLimitPerSecond === undefined ? LOAD_RATE_LIMIT : { GUIDEPOST_RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond) };
+    state.suite = await startSuite({ ...options, env });
     state.pointBack = useServer({ baseUrl: state.suite.gatewayUrl, adminToken: state.suite.adminToken });
     state.account = await createAccount();
   }, 240_000);
@@ -135,6 +144,22 @@ export async function storedEvents(suite: DistributedSuite, accountId: string): 
        FROM events FINAL WHERE account_id = ${quoted(accountId)}`,
   );
   return row;
+}
+
+/**
+ * Waits (up to two minutes) until every one of `acknowledged` (attribute `n`) is stored for the account,
+ * and returns the ones still missing then. Waiting for a count is not enough: requests that failed
+ * after their commit (the process was killed before answering) are stored too, so the count can be
+ * reached before the last acknowledged events are.
+ */
+export async function missingNumbers(suite: DistributedSuite, accountId: string, acknowledged: readonly number[]): Promise<number[]> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const stored = new Set(await storedNumbers(suite, accountId));
+    const missing = acknowledged.filter((n) => !stored.has(n));
+    if (missing.length === 0 || Date.now() > deadline) return missing;
+    await new Promise((done) => setTimeout(done, 500));
+  }
 }
 
 /** The attribute `n` of every stored event of one account, ascending. */

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { AppConfig } from '@guidepost/platform-config';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { AccountAdministration } from './application/account-administration.service';
@@ -10,7 +12,9 @@ import { GatewayHttpHooks } from './api/gateway-http.hooks';
 import { AccountRepository } from './data-access/account.repository';
 import { ApiKeyRepository } from './data-access/api-key.repository';
 import { GATEWAY_DATABASE } from './data-access/gateway-database';
-import { FixedWindowRateLimiter } from './domain/fixed-window-rate-limiter';
+import { RevokedKeyWatcher } from './data-access/revoked-key-watcher';
+import { SharedRateLimiter } from './data-access/shared-rate-limiter';
+import { GATEWAY_SCHEMA } from './gateway-schema';
 import { GatewayProxy } from './routing/gateway-proxy';
 
 /**
@@ -18,7 +22,9 @@ import { GatewayProxy } from './routing/gateway-proxy';
  * A host imports this module and calls `GatewayHttpHooks.install` on its Fastify instance before
  * `app.init()`; the gateway host of the distributed shape then calls `GatewayProxy.install` to route
  * each service's routes to it. Needs the global `AppConfig` and `MessageBus` (for the outbox relay of
- * its schema).
+ * its schema). The request budget and revocations hold across replicas: both go through the gateway's
+ * schema (`SharedRateLimiter`, `RevokedKeyWatcher`), in the standalone shape as well, so one code path
+ * serves both.
  */
 @Module({
   imports: [
@@ -32,9 +38,14 @@ import { GatewayProxy } from './routing/gateway-proxy';
     { provide: ApiKeyAuthenticator, inject: [ApiKeyLookup], useFactory: (lookup: ApiKeyLookup) => new ApiKeyAuthenticator(lookup) },
     {
       provide: PublicApiGate,
-      inject: [ApiKeyAuthenticator, AppConfig],
-      useFactory: (authenticator: ApiKeyAuthenticator, config: AppConfig) =>
-        new PublicApiGate(authenticator, new FixedWindowRateLimiter(config.rateLimitPerSecond)),
+      inject: [ApiKeyAuthenticator, AppConfig, getDataSourceToken(GATEWAY_SCHEMA)],
+      useFactory: (authenticator: ApiKeyAuthenticator, config: AppConfig, dataSource: DataSource) =>
+        new PublicApiGate(authenticator, new SharedRateLimiter(dataSource, config.rateLimitPerSecond)),
+    },
+    {
+      provide: RevokedKeyWatcher,
+      inject: [getDataSourceToken(GATEWAY_SCHEMA), ApiKeyAuthenticator],
+      useFactory: (dataSource: DataSource, authenticator: ApiKeyAuthenticator) => new RevokedKeyWatcher(dataSource, authenticator),
     },
     AccountAdministration,
     GatewayHttpHooks,

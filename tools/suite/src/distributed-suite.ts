@@ -31,7 +31,9 @@ export interface SuiteOptions {
   /** Logs and local folders of the processes. */
   readonly runDir: string;
   readonly ingestionReplicas?: number;
-  /** The gateway's port (a free one when absent). */
+  /** Gateway replicas (`gateway`, `gateway-1`, ...), each on a port of its own; one when absent. */
+  readonly gatewayReplicas?: number;
+  /** The first gateway's port (a free one when absent). */
   readonly gatewayPort?: number;
   readonly adminToken?: string;
   readonly logLevel?: string;
@@ -47,7 +49,8 @@ export interface SuiteOptions {
  */
 export class DistributedSuite {
   private constructor(
-    readonly gatewayUrl: string,
+    /** Every gateway replica's base URL, the first (`gateway`) first. */
+    readonly gatewayUrls: readonly string[],
     readonly adminToken: string,
     /** The suite's own ClickHouse database (for checks that read the event store directly). */
     readonly clickhouseUrl: string,
@@ -68,7 +71,8 @@ export class DistributedSuite {
       const processEnv = { ...env, GUIDEPOST_PORT: String(port), GUIDEPOST_DATA_DIR: join(options.runDir, name) };
       processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT));
     }
-    const suite = new DistributedSuite(`http://127.0.0.1:${ports.get('gateway')}`, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes);
+    const gatewayUrls = [...ports].filter(([name]) => roleOf(name) === 'gateway').map(([, port]) => `http://127.0.0.1:${port}`);
+    const suite = new DistributedSuite(gatewayUrls, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes);
     try {
       await Promise.all([...processes.values()].map((process) => process.start()));
     } catch (error) {
@@ -78,7 +82,12 @@ export class DistributedSuite {
     return suite;
   }
 
-  /** A process by name: `gateway`, `content`, `segment`, `profile`, `ingestion-0`, `ingestion-1`, ... */
+  /** The first gateway's base URL: where clients of the suite go. */
+  get gatewayUrl(): string {
+    return this.gatewayUrls[0];
+  }
+
+  /** A process by name: `gateway`, `gateway-1`, `content`, `segment`, `profile`, `ingestion-0`, `ingestion-1`, ... */
   process(name: string): ServiceProcess {
     const found = this.processes.get(name);
     if (!found) throw new Error(`no process ${name} in this suite (${[...this.processes.keys()].join(', ')})`);
@@ -89,9 +98,9 @@ export class DistributedSuite {
     return [...this.processes.keys()];
   }
 
-  /** Stops the gateway first (no new requests), then the services. */
+  /** Stops the gateways first (no new requests), then the services. */
   async stop(): Promise<void> {
-    await this.processes.get('gateway')?.stop();
+    await Promise.all([...this.processes].filter(([name]) => roleOf(name) === 'gateway').map(([, process]) => process.stop()));
     await Promise.all([...this.processes.values()].map((process) => process.stop()));
   }
 }
@@ -107,6 +116,7 @@ async function assignPorts(options: SuiteOptions): Promise<Map<string, number>> 
   const ports = new Map<string, number>();
   for (const name of names) ports.set(name, await freeLoopbackPort());
   ports.set('gateway', options.gatewayPort ?? (await freeLoopbackPort()));
+  for (let replica = 1; replica < (options.gatewayReplicas ?? 1); replica += 1) ports.set(`gateway-${replica}`, await freeLoopbackPort());
   return ports;
 }
 

@@ -3,9 +3,9 @@ import { ExpiringCache } from '../domain/expiring-cache';
 import type { ActiveApiKey, ApiKeyLookup } from './api-key-lookup.port';
 
 /**
- * How long a key found in the database is trusted without asking again, and how many are kept. A key
- * revoked through another gateway replica keeps working here for at most this long; the replica that
- * revokes it forgets it at once.
+ * How long a key found in the database is trusted without asking again, and how many are kept. A
+ * revocation does not wait for it: the replica that revokes a key forgets it at once, and every other
+ * replica within half a second (`RevokedKeyWatcher`).
  */
 export const API_KEY_CACHE = { ttlMs: 30_000, maxEntries: 10_000 } as const;
 

@@ -1,9 +1,10 @@
 import { DomainError } from '@guidepost/platform-http';
 import { parseBasicAuthorization, type BasicAuthorization } from '../domain/basic-credentials';
-import type { FixedWindowRateLimiter, RateLimitDecision } from '../domain/fixed-window-rate-limiter';
+import type { RateLimitDecision } from '../domain/fixed-window-rate-limiter';
 import { publicApiTarget, type RequestLocation } from '../domain/public-api-target';
 import type { ApiKeyAuthenticator } from './api-key-authenticator';
 import type { ActiveApiKey } from './api-key-lookup.port';
+import type { RateLimiter } from './rate-limiter.port';
 
 export interface GateRequest extends RequestLocation {
   readonly authorization: string | undefined;
@@ -22,7 +23,7 @@ const AUTHENTICATE_CHALLENGE = 'Basic realm="guidepost"';
 export class PublicApiGate {
   constructor(
     private readonly authenticator: ApiKeyAuthenticator,
-    private readonly rateLimiter: FixedWindowRateLimiter,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   /** Resolves when the request may proceed; otherwise throws the `DomainError` to answer with. */
@@ -31,7 +32,7 @@ export class PublicApiGate {
     if (!target.guarded) return;
 
     const apiKey = await this.authenticate(request.authorization, setHeader);
-    const budget = this.rateLimiter.take(apiKey.accountId);
+    const budget = await this.rateLimiter.take(apiKey.accountId);
     announceBudget(budget, setHeader);
     if (!budget.allowed) {
       throw new DomainError(

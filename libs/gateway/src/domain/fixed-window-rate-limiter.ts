@@ -14,9 +14,8 @@ const SWEEP_THRESHOLD = 10_000;
  * Allows `limit` requests per subject (an account) in each window. A subject's window opens with its
  * first request and lasts `windowMs`; the next request after that opens a fresh one.
  *
- * State is in this process's memory: with several gateway replicas each enforces the limit on its own
- * share of the traffic, so an account may get up to `limit` times the replica count. A shared store
- * (Redis, say) is the future fix if that matters.
+ * State is in this process's memory: exact where one process sees every request, and what each
+ * gateway replica falls back to while the shared count (`SharedRateLimiter`) cannot be reached.
  */
 export class FixedWindowRateLimiter {
   private readonly windows = new Map<string, { readonly endsAt: number; used: number }>();

@@ -1,0 +1,111 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { reasonOf } from '@guidepost/platform-failures';
+import { RateLimiter } from '../application/rate-limiter.port';
+import { FixedWindowRateLimiter, type RateLimitDecision } from '../domain/fixed-window-rate-limiter';
+import { GATEWAY_SCHEMA } from '../gateway-schema';
+
+const WINDOW_MS = 1000;
+/**
+ * A replica takes an account's budget from the shared count in leases of this share of it: a small
+ * share keeps what a replica may hold unused at the end of a window (at most a lease per replica)
+ * well within a tenth of the budget; a larger one means fewer trips to the database.
+ */
+const LEASE_SHARE = 1 / 40;
+/** Windows older than this are deleted, by whichever replica happens to be first each minute. */
+const KEPT_WINDOWS_MS = 60_000;
+
+interface Lease {
+  readonly windowStart: number;
+  /** Requests this replica may still admit in the window without asking again. */
+  left: number;
+  /** The shared count after this replica's last lease: what the RateLimit headers report. */
+  grantedEverywhere: number;
+  /** The shared budget is spent: refuse until the window ends. */
+  exhausted: boolean;
+}
+
+/**
+ * One budget per account across every gateway replica, held in PostgreSQL (`rate_limit_windows`):
+ * windows are aligned to the clock's seconds, and a replica leases a slice of the window's budget at
+ * a time (one `INSERT ... ON CONFLICT DO UPDATE`), so most requests cost no query while no replica can
+ * ever admit more than the budget allows altogether. Should the database not answer, each replica
+ * falls back to the budget on its own, in memory, rather than refuse or admit everything.
+ */
+export class SharedRateLimiter extends RateLimiter {
+  private readonly logger = new Logger(SharedRateLimiter.name);
+  private readonly leases = new Map<string, Lease>();
+  private readonly leaseSize: number;
+  private readonly fallback: FixedWindowRateLimiter;
+  private sweptAt = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    this.leaseSize = Math.max(1, Math.ceil(limit * LEASE_SHARE));
+    this.fallback = new FixedWindowRateLimiter(limit, WINDOW_MS, now);
+  }
+
+  async take(subject: string): Promise<RateLimitDecision> {
+    const now = this.now();
+    const windowStart = now - (now % WINDOW_MS);
+    let lease = this.leases.get(subject);
+    if (lease === undefined || lease.windowStart !== windowStart) {
+      lease = { windowStart, left: 0, grantedEverywhere: 0, exhausted: false };
+      this.leases.set(subject, lease);
+      this.forgetEndedWindows(windowStart);
+    }
+    if (lease.left === 0 && !lease.exhausted) {
+      try {
+        await this.renew(subject, lease);
+      } catch (error) {
+        this.logger.warn(`the shared rate limit is unavailable, limiting on this replica alone: ${reasonOf(error)}`);
+        return this.fallback.take(subject);
+      }
+    }
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+    if (lease.left === 0) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
+    lease.left -= 1;
+    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.grantedEverywhere + lease.left), resetSeconds };
+  }
+
+  /**
+   * Takes the next lease from the shared count. The count may pass the budget by less than one lease
+   * (the replica that passes it admits only what was left), and once it has, nobody adds to it.
+   */
+  private async renew(subject: string, lease: Lease): Promise<void> {
+    const rows: { granted: number }[] = await this.dataSource.query(
+      `INSERT INTO ${GATEWAY_SCHEMA}.rate_limit_windows AS w (account_id, window_start, granted)
+       VALUES ($1, $2, $3)
+       ON CONFLICT (account_id, window_start) DO UPDATE SET granted = w.granted + $3
+       WHERE w.granted < $4
+       RETURNING granted`,
+      [subject, lease.windowStart, this.leaseSize, this.limit],
+    );
+    const granted = rows[0]?.granted;
+    if (granted === undefined) {
+      lease.exhausted = true;
+      lease.grantedEverywhere = this.limit;
+      return;
+    }
+    lease.left += this.leaseSize - Math.max(0, granted - this.limit);
+    lease.grantedEverywhere = Math.min(granted, this.limit);
+    if (granted >= this.limit) lease.exhausted = true;
+    await this.sweep(lease.windowStart);
+  }
+
+  private forgetEndedWindows(current: number): void {
+    if (this.leases.size < 10_000) return;
+    for (const [subject, lease] of this.leases) if (lease.windowStart < current) this.leases.delete(subject);
+  }
+
+  /** Deletes windows past keeping, at most once a minute per replica. */
+  private async sweep(current: number): Promise<void> {
+    if (current - this.sweptAt < KEPT_WINDOWS_MS) return;
+    this.sweptAt = current;
+    await this.dataSource.query(`DELETE FROM ${GATEWAY_SCHEMA}.rate_limit_windows WHERE window_start < $1`, [current - KEPT_WINDOWS_MS]);
+  }
+}
