@@ -7,6 +7,7 @@ import { CreateJobRegistry1795278090469 } from './migrations/0001-create-job-reg
 import { CreateFilteringRules1795364490469 } from './migrations/0002-create-filtering-rules';
 import { CreateImportFailures1795450890469 } from './migrations/0003-create-import-failures';
 import { CreateIngestionDeadLetters1795537290473 } from './migrations/0004-create-dead-letters';
+import { IndexJobsInProgress1795540000001 } from './migrations/0005-index-jobs-in-progress';
 
 /** The ingestion service's PostgreSQL schema, also the name of its data source and unit of work. */
 export const INGESTION_SCHEMA = 'ingestion';
@@ -20,6 +21,7 @@ export const INGESTION_DATABASE: ServiceDatabaseOptions = {
     CreateFilteringRules1795364490469,
     CreateImportFailures1795450890469,
     CreateIngestionDeadLetters1795537290473,
+    IndexJobsInProgress1795540000001,
   ],
 };
 

@@ -27,6 +27,8 @@ export class AppConfig {
   readonly adminToken: string | undefined;
   readonly blobSigningSecret: string | undefined;
   readonly rateLimitPerSecond: number;
+  /** Imports and event exports one account may have in progress at once. */
+  readonly bulkJobsPerAccount: number;
   readonly bodyLimitBytes: number;
   readonly fileLimitBytes: number;
   /** How long a request (headers and body) may take to arrive before it is answered 408 and cut off. */
@@ -50,6 +52,8 @@ export class AppConfig {
   readonly blobSweepIntervalMs: number;
   /** The gateway's patience with a silent service (ms) before it answers 504. */
   readonly gatewayUpstreamTimeoutMs: number;
+  /** How long an `Idempotency-Key` and its first answer are kept (seconds). */
+  readonly idempotencyKeyTtlSeconds: number;
   /** The S3 (MinIO) blob store; unset means the folder under `dataDir`. */
   readonly s3: S3Settings | undefined;
   readonly smtpUrl: string | undefined;
@@ -67,6 +71,7 @@ export class AppConfig {
     this.adminToken = env.GUIDEPOST_ADMIN_TOKEN;
     this.blobSigningSecret = env.GUIDEPOST_BLOB_SIGNING_SECRET;
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;
+    this.bulkJobsPerAccount = env.GUIDEPOST_BULK_JOBS_PER_ACCOUNT;
     this.bodyLimitBytes = env.GUIDEPOST_BODY_LIMIT_BYTES;
     this.fileLimitBytes = env.GUIDEPOST_FILE_LIMIT_BYTES;
     this.requestTimeoutMs = env.GUIDEPOST_REQUEST_TIMEOUT_MS;
@@ -86,6 +91,7 @@ export class AppConfig {
       ingestion: env.GUIDEPOST_INGESTION_SERVICE_URL,
     };
     this.gatewayUpstreamTimeoutMs = env.GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS;
+    this.idempotencyKeyTtlSeconds = env.GUIDEPOST_IDEMPOTENCY_KEY_TTL_SECONDS;
     this.blobSweepIntervalMs = env.GUIDEPOST_BLOB_SWEEP_INTERVAL_MS;
     this.s3 = env.GUIDEPOST_S3_ENDPOINT
       ? {

@@ -28,6 +28,12 @@ export const EnvironmentSchema = Type.Object({
     Type.String({ minLength: 32, description: 'Secret that signs blob download links; generated and kept in the data folder when unset' }),
   ),
   GUIDEPOST_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 60, description: 'Requests per second allowed per account' }),
+  GUIDEPOST_BULK_JOBS_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'Imports and event exports an account may have in progress at once; one more is answered 429',
+  }),
   GUIDEPOST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024, description: 'Largest request body (bytes)' }),
   GUIDEPOST_FILE_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 200 * 1024 * 1024, description: 'Largest uploaded file (bytes)' }),
   GUIDEPOST_REQUEST_TIMEOUT_MS: Type.Integer({
@@ -91,6 +97,13 @@ export const EnvironmentSchema = Type.Object({
     default: 60_000,
     description:
       'How long the gateway waits for a service to start answering, and for each further piece of its answer (ms); past it the client gets 504',
+  }),
+  GUIDEPOST_IDEMPOTENCY_KEY_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 30 * 24 * 60 * 60,
+    default: 24 * 60 * 60,
+    description:
+      'How long the gateway remembers an `Idempotency-Key` and the answer to its first request (seconds, from that request); a retry within it gets the same answer, a later one runs again',
   }),
   GUIDEPOST_BLOB_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 1_000,

@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { PayloadOf, JobEventRecorded } from '@guidepost/contracts-events';
-import { JOB_LIST_LIMIT, JobRegistryClient, type CreatedJob } from '@guidepost/contracts-http';
+import { JOB_LIST_LIMIT, JobName, JobRegistryClient, type CreatedJob } from '@guidepost/contracts-http';
+import { AppConfig } from '@guidepost/platform-config';
 import type { Transaction } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { DomainError, notFound } from '@guidepost/platform-http';
 import { INITIAL_JOB_STATUS, jobStatusAfter } from '../domain/job-status';
 import type { JobEventEntity } from '../data-access/job-event.entity';
 import type { JobEntity } from '../data-access/job.entity';
 import { JobRepository } from '../data-access/job.repository';
 
 export type RecordedJobEvent = PayloadOf<typeof JobEventRecorded>;
+
+/** The jobs an account may run only so many of at once (`GUIDEPOST_BULK_JOBS_PER_ACCOUNT`): each reads or writes a whole file. */
+const BULK_JOBS: readonly string[] = [JobName.ImportProfiles, JobName.ImportGroups, JobName.ImportEvents, JobName.ExportEvents];
+/** When a refused client may try again: bulk jobs take seconds to minutes. */
+const BULK_JOB_RETRY_AFTER_SECONDS = 10;
 
 /**
  * The job registry: creates jobs (synchronously, so a 202's `job_url` answers at once), records the
@@ -19,7 +25,10 @@ export type RecordedJobEvent = PayloadOf<typeof JobEventRecorded>;
 export class JobRegistry implements JobRegistryClient {
   private readonly logger = new Logger(JobRegistry.name);
 
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   /**
    * Creates a job. The ingestion service's own work passes its transaction, so that the job and the
@@ -27,6 +36,7 @@ export class JobRegistry implements JobRegistryClient {
    * job behind); other services call without one, over the internal API.
    */
   async createJob(input: { readonly accountId: string; readonly name: string }, tx?: Transaction): Promise<CreatedJob> {
+    if (BULK_JOBS.includes(input.name)) await this.assertRoomForBulkJob(input.accountId, tx);
     const job: JobEntity = {
       id: randomUUID(),
       accountId: input.accountId,
@@ -36,6 +46,22 @@ export class JobRegistry implements JobRegistryClient {
     };
     await this.jobs.insert(job, tx?.manager);
     return { id: job.id, startedAt: job.startedAt.toISOString() };
+  }
+
+  /**
+   * Throws a 429 when the account already runs as many imports and exports as it may. Called inside
+   * the creating transaction (under the account's lock, so concurrent requests cannot both slip in),
+   * and by an import before its upload is stored, so a refused client does not send 200 MB for nothing.
+   */
+  async assertRoomForBulkJob(accountId: string, tx?: Transaction): Promise<void> {
+    const limit = this.config.bulkJobsPerAccount;
+    const running = await this.jobs.countInProgress(accountId, BULK_JOBS, tx?.manager);
+    if (running < limit) return;
+    throw new DomainError(
+      'throttled',
+      `At most ${limit} imports and exports may be in progress at once for an account, and ${running} are: retry once one has finished`,
+      { retryAfterSeconds: BULK_JOB_RETRY_AFTER_SECONDS },
+    );
   }
 
   /**

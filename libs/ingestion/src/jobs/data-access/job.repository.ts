@@ -21,6 +21,20 @@ export class JobRepository {
     await (manager ? manager.getRepository(JobEntity) : this.jobs).insert(job);
   }
 
+  /**
+   * How many of the account's jobs with these names are in progress. With a transaction, it first takes
+   * the account's advisory lock for the rest of it, so that two requests cannot both see room for one.
+   */
+  async countInProgress(accountId: string, names: readonly string[], manager?: EntityManager): Promise<number> {
+    const runner = manager ?? this.jobs.manager;
+    if (manager) await manager.query(`SELECT pg_advisory_xact_lock(hashtext('ingestion.jobs:' || $1))`, [accountId]);
+    const [row]: { count: number }[] = await runner.query(
+      `SELECT count(*)::integer AS count FROM ${INGESTION_SCHEMA}.jobs WHERE account_id = $1 AND status = 'IN_PROGRESS' AND name = ANY($2::text[])`,
+      [accountId, names],
+    );
+    return row.count;
+  }
+
   findRecent(accountId: string, limit: number): Promise<JobEntity[]> {
     return this.jobs.find({ where: { accountId }, order: { startedAt: 'DESC', id: 'DESC' }, take: limit });
   }

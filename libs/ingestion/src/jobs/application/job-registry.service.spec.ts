@@ -1,0 +1,49 @@
+import { JobName } from '@guidepost/contracts-http';
+import { loadConfig } from '@guidepost/platform-config';
+import type { Transaction } from '@guidepost/platform-database';
+import { DomainError } from '@guidepost/platform-http';
+import type { JobEntity } from '../data-access/job.entity';
+import type { JobRepository } from '../data-access/job.repository';
+import { JobRegistry } from './job-registry.service';
+
+/** Job storage holding `running` bulk jobs in progress; records what was inserted and in which transaction. */
+function jobsWith(running: number): { repository: JobRepository; inserted: JobEntity[]; asked: unknown[] } {
+  const inserted: JobEntity[] = [];
+  const asked: unknown[] = [];
+  const repository = {
+    countInProgress: (_account: string, names: readonly string[], manager?: unknown) => {
+      asked.push({ names, manager });
+      return Promise.resolve(running);
+    },
+    insert: (job: JobEntity) => Promise.resolve(void inserted.push(job)),
+  } as unknown as JobRepository;
+  return { repository, inserted, asked };
+}
+
+const config = loadConfig({ GUIDEPOST_BULK_JOBS_PER_ACCOUNT: '3' });
+const tx = { manager: { marker: 'the transaction' } } as unknown as Transaction;
+
+describe('JobRegistry: imports and exports per account', () => {
+  it('creates a bulk job while the account runs fewer than its limit, counting under the creating transaction', async () => {
+    const { repository, inserted, asked } = jobsWith(2);
+    const job = await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.ImportEvents }, tx);
+    expect(inserted.map((entity) => entity.id)).toEqual([job.id]);
+    expect(asked).toEqual([{ names: expect.arrayContaining([JobName.ImportEvents, JobName.ExportEvents]), manager: tx.manager }]);
+  });
+
+  it('refuses one more with a 429 that says the limit and when to retry, creating nothing', async () => {
+    const { repository, inserted } = jobsWith(3);
+    const refused = await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.ExportEvents }, tx).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'throttled', retryAfterSeconds: 10 });
+    expect((refused as DomainError).detail).toContain('At most 3 imports and exports');
+    expect(inserted).toEqual([]);
+  });
+
+  it('does not limit the other jobs (deletions, segment changes)', async () => {
+    const { repository, inserted, asked } = jobsWith(100);
+    await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.DeleteProfile });
+    expect(inserted).toHaveLength(1);
+    expect(asked).toEqual([]);
+  });
+});
