@@ -3,14 +3,14 @@ import type { IncomingMessage, Server } from 'node:http';
 import { TextDecoder } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_VERSION_HEADER, PUBLIC_API_VERSION } from '@guidepost/contracts-http';
+import { API_VERSION_HEADER, PUBLIC_API_VERSION, textProblem } from '@guidepost/contracts-http';
 import type { AppConfig } from '@guidepost/platform-config';
 import { answerConnectionError } from './errors/connection-errors';
 import { DomainError } from './errors/domain-error';
 import { MAX_PATH_PARAMETER_CHARS, problemOf } from './errors/problem';
 import { payloadTooLarge } from './errors/size-limit';
 import { limitBytes } from './body/byte-limit';
-import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep, textProblem } from './body/json-checks';
+import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-checks';
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
 import { RouteTable } from './routing/route-table';
 

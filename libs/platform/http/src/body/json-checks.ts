@@ -1,9 +1,11 @@
+import { MAX_NESTING, textProblem } from '@guidepost/contracts-http';
 /**
- * Deepest nesting of arrays and objects a JSON body (or NDJSON line) may have, as bulk imports allow.
- * Every layer behind the parser recurses (validation, `JSON.stringify`, PostgreSQL `jsonb`), so a body
- * nested thousands of levels deep would overflow a stack somewhere behind it; no real document needs more.
+ * Deepest nesting of arrays and objects a JSON body (or NDJSON line) may have: the one limit of stored
+ * values (`MAX_NESTING`). Every layer behind the parser recurses (validation, `JSON.stringify`,
+ * PostgreSQL `jsonb`), so a body nested thousands of levels deep would overflow a stack somewhere behind
+ * it; no real document needs more.
  */
-export const MAX_JSON_NESTING = 64;
+export const MAX_JSON_NESTING = MAX_NESTING;
 
 export const NESTED_TOO_DEEP = `is nested more than ${MAX_JSON_NESTING} levels deep (arrays and objects)`;
 
@@ -47,22 +49,6 @@ function closingQuote(text: string, open: number): number {
     if (backslashes % 2 === 0) return at;
   }
   return -1;
-}
-
-/** Characters that may make text unstorable: NUL, and the surrogates (fine in pairs, not alone). */
-const SUSPECT_CHARACTER = /[\u0000\ud800-\udfff]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Why text cannot be stored, or undefined when it can (the usual case costs one regular-expression
- * test). JSON may spell both (`"\u0000"`, `"\ud800"`), but PostgreSQL text and `jsonb` refuse NUL, and a
- * lone surrogate is not a character: UTF-8 cannot encode it, and ClickHouse refuses its escape.
- */
-export function textProblem(text: string): string | undefined {
-  if (!SUSPECT_CHARACTER.test(text)) return undefined;
-  if (text.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';
-  if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (\\ud800 to \\udfff), which is not a character';
-  return undefined;
 }
 
 /** A value of a parsed JSON document that cannot be taken, and where it is. */
@@ -146,7 +132,7 @@ function pathOf(levels: readonly Level[], key: string): string {
 /** A key as it can be shown: NUL and lone surrogates as escapes, long keys cut short. */
 function printableKey(key: string): string {
   const shown = key.length > MAX_SHOWN_KEY ? `${key.slice(0, MAX_SHOWN_KEY)}…` : key;
-  if (!SUSPECT_CHARACTER.test(shown)) return shown;
+  if (textProblem(shown) === undefined) return shown;
   return shown.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (character) =>
     `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
