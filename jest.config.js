@@ -42,15 +42,17 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },
     {
-      // The same end-to-end suite against the gateway of the distributed shape on real servers. The two
-      // specs that restart a standalone server of their own are the standalone shape's crash tests;
-      // the distributed shape's are in test/distributed.
+      // The same end-to-end suite against the gateway of the distributed shape on real servers. The
+      // specs that start and stop a standalone server of their own are the standalone shape's crash,
+      // shutdown and start-up tests; the distributed shape's are in test/distributed.
       ...common,
       displayName: 'e2e-distributed',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testPathIgnorePatterns: [
         '/import-resilience\\.e2e-spec\\.ts$',
         '/persistence\\.e2e-spec\\.ts$',
+        '/shutdown\\.e2e-spec\\.ts$',
+        '/start-up\\.e2e-spec\\.ts$',
         // The standalone shape's dead letters: its server sends mail through the test's SMTP server.
         // The distributed shape's are in libs/platform/database (integration) and test/distributed.
         '/dead-letters\\.e2e-spec\\.ts$',

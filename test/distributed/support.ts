@@ -7,9 +7,10 @@ import { promisify } from 'node:util';
 // A relative path, not the alias: jest loads global set-up (e2e-global-setup uses this file) without its module mapping.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { DistributedSuite, loadInfrastructure } from '../../tools/suite/src';
-import { api, createAccount, type TestAccount } from '../e2e/support';
-import { userPath } from '../e2e/support-people';
+import { createAccount, type TestAccount } from '../e2e/support';
 import { useServer } from '../e2e/support-segments';
+
+export { Tracker, type TrackOutcome } from '../e2e/support-tracking';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -173,40 +174,6 @@ export async function storedNumbers(suite: DistributedSuite, accountId: string):
 
 function quoted(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/** Tracks numbered events with a few concurrent clients until stopped; remembers which were acknowledged (200). */
-export class Tracker {
-  readonly acknowledged: number[] = [];
-  /** Answers other than 200, by status (0: no answer at all), to show what clients saw during an outage. */
-  readonly refused = new Map<number, number>();
-  private next = 1;
-  private stopped = false;
-
-  constructor(readonly account: TestAccount) {}
-
-  async run(concurrency = 8): Promise<void> {
-    await Promise.all(Array.from({ length: concurrency }, () => this.client()));
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
-
-  private async client(): Promise<void> {
-    while (!this.stopped) {
-      const n = this.next++;
-      const response = await api(this.account, 'POST', userPath(`tracked-${n % 20}`, 'events'), {
-        json: { name: 'tick', timestamp: new Date().toISOString(), attributes: { n } },
-      }).catch(() => undefined);
-      const status = response?.status ?? 0;
-      if (status === 200) this.acknowledged.push(n);
-      else this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
-      await response?.arrayBuffer();
-      // A refused request is retried by real clients after a pause; without one, an outage would be a busy loop.
-      if (status !== 200) await delay(100);
-    }
-  }
 }
 
 export function delay(ms: number): Promise<void> {

@@ -1,30 +1,46 @@
 import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GatewayHttpHooks } from '@guidepost/gateway';
 import { type AppConfig, loadConfig } from '@guidepost/platform-config';
-import { startEmbeddedPostgres } from '@guidepost/platform-database';
-import { createHttpApplication, runHost, stopGracefullyOnSignals } from '@guidepost/platform-host';
+import { type RunningPostgres, startEmbeddedPostgres } from '@guidepost/platform-database';
+import { assertPortAvailable, createHttpApplication, runHost, stopGracefullyOnSignals } from '@guidepost/platform-host';
 import { seedDemoAccount } from './demo';
 import { withLocalSecrets } from './local-secrets';
 import { StandaloneModule } from './standalone.module';
 
-/** `npm start`: the whole API in one process on embedded defaults; nothing else to install. */
-runHost('Standalone', async () => {
-  const { config: configured, adminTokenGenerated } = await withLocalSecrets(loadConfig());
+/**
+ * `npm start`: the whole API in one process on embedded defaults; nothing else to install. A start
+ * that fails prints one line (what is wrong, how to fix it) and stops whatever it had started; a
+ * SIGTERM or SIGINT stops the process in order, the embedded PostgreSQL last (`shutDown`).
+ */
+runHost('Guidepost', async () => {
+  const loaded = loadConfig();
+  // Before anything is started that would have to be undone.
+  await assertPortAvailable(loaded.host, loaded.port);
+  const { config: configured, adminTokenGenerated } = await withLocalSecrets(loaded);
   const database = configured.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(configured.dataDir, new Logger('EmbeddedPostgres'));
   const config = database ? configured.with({ databaseUrl: database.url }) : configured;
 
-  const app = await createHttpApplication(StandaloneModule.forRoot(config), config, (created) =>
-    created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
-  );
-  stopGracefullyOnSignals(async () => {
-    await app.close();
-    await database?.stop();
-  });
-  await app.listen(config.port, config.host);
+  let app: NestFastifyApplication | undefined;
+  try {
+    app = await createHttpApplication(StandaloneModule.forRoot(config), config, (created) =>
+      created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
+    );
+    stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs, afterApplication: () => stopDatabase(database) });
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await stopDatabase(database);
+    throw error;
+  }
   await announce(config, adminTokenGenerated);
 });
+
+async function stopDatabase(database: RunningPostgres | undefined): Promise<void> {
+  await database?.stop();
+}
 
 async function announce(config: AppConfig, adminTokenGenerated: boolean): Promise<void> {
   const lines = [`Guidepost is serving the API at ${config.publicUrl}`, `OpenAPI document: ${config.publicUrl}/openapi.json`];

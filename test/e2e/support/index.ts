@@ -1,4 +1,4 @@
-export { startServer, type RunningServer, type StartServerOptions } from './server-process';
+export { startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
 export {
   accountUrl,
   admin,

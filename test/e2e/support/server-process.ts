@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 // A relative path, not the alias: jest loads global set-up (which starts this server) without its module mapping.
@@ -15,10 +15,24 @@ export interface RunningServer {
   readonly dataDir: string;
   /** stdout and stderr of every start of this server, appended. */
   readonly logFile: string;
-  /** SIGTERM, wait for exit (SIGKILL after 20 s); removes the temporary folder unless `dataDir` was given. */
+  /** SIGTERM, wait for exit (SIGKILL after 30 s); removes the temporary folder unless `dataDir` was given. */
   stop(): Promise<void>;
   /** Stops and starts again on the same port, token and data folder (state must survive). */
   restart(): Promise<void>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 30 s) and tells how it went; `start` starts the server again. */
+  terminate(): Promise<ServerExit>;
+  /** Starts the server again after `terminate`, on the same port, token and data folder. */
+  start(): Promise<void>;
+}
+
+/** How a server process ended after its SIGTERM. */
+export interface ServerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** From the SIGTERM to the exit. */
+  readonly afterMs: number;
+  /** Whether it had to be killed (it did not exit within 30 s). */
+  readonly killed: boolean;
 }
 
 export interface StartServerOptions {
@@ -26,6 +40,9 @@ export interface StartServerOptions {
   readonly env?: Record<string, string>;
   /** Data folder to use (kept after stop); a fresh temporary folder when absent. */
   readonly dataDir?: string;
+  /** The standalone build to start (default: this checkout's, or `GUIDEPOST_E2E_ENTRY_POINT`), and where. */
+  readonly entryPoint?: string;
+  readonly cwd?: string;
 }
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -33,13 +50,12 @@ const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 const ENTRY_POINT = process.env['GUIDEPOST_E2E_ENTRY_POINT'] ?? 'dist/apps/standalone/src/main.js';
 // The embedded PostgreSQL initialises its cluster on a first start, which takes a while.
 const READY_TIMEOUT_MS = 120_000;
-const STOP_GRACE_MS = 20_000;
+/** Past the server's own grace period (25 s by default), as an orchestrator's kill timeout is. */
+const STOP_GRACE_MS = 30_000;
 const LOG_TAIL_LINES = 60;
 
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const workDir = await mkdtemp(join(tmpdir(), 'guidepost-e2e-'));
-  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must be able to reach its folder.
-  await chmod(workDir, 0o755);
   const dataDir = options.dataDir ?? join(workDir, 'data');
   const logFile = join(workDir, 'server.log');
   const port = await freeLoopbackPort();
@@ -55,33 +71,47 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...options.env,
   };
 
-  let running = await launch(env, baseUrl, logFile);
+  const start = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT };
+  let running: LaunchedProcess | undefined = await launch(start, env, baseUrl, logFile);
   return {
     baseUrl,
     adminToken,
     dataDir,
     logFile,
     async stop() {
-      await running.terminate();
+      await running?.terminate();
+      running = undefined;
       if (options.dataDir === undefined && process.env['GUIDEPOST_E2E_KEEP'] !== '1') {
         await rm(workDir, { recursive: true, force: true });
       }
     },
     async restart() {
-      await running.terminate();
-      running = await launch(env, baseUrl, logFile);
+      await running?.terminate();
+      running = undefined;
+      running = await launch(start, env, baseUrl, logFile);
+    },
+    async terminate() {
+      if (!running) throw new Error('the server is not running');
+      const exit = await running.terminate();
+      running = undefined;
+      return exit;
+    },
+    async start() {
+      if (running) throw new Error('the server is already running');
+      running = await launch(start, env, baseUrl, logFile);
     },
   };
 }
 
 interface LaunchedProcess {
-  terminate(): Promise<void>;
+  terminate(): Promise<ServerExit>;
 }
 
-async function launch(env: NodeJS.ProcessEnv, baseUrl: string, logFile: string): Promise<LaunchedProcess> {
+async function launch(start: { entryPoint: string; cwd: string }, env: NodeJS.ProcessEnv, baseUrl: string, logFile: string): Promise<LaunchedProcess> {
   const log = createWriteStream(logFile, { flags: 'a' });
-  // Its own process group, so that a forced stop also ends the PostgreSQL server it spawned.
-  const child = spawn(process.execPath, [ENTRY_POINT], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that a forced stop also ends what it spawned there (its embedded PostgreSQL
+  // runs in a group of its own, and stops when the server process dies).
+  const child = spawn(process.execPath, [start.entryPoint], { cwd: start.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -119,20 +149,25 @@ async function waitUntilReady(baseUrl: string, exited: Promise<number | null>): 
   throw new Error(`Guidepost was not ready within ${READY_TIMEOUT_MS / 1000} s (${lastProblem})`);
 }
 
-async function terminate(child: ChildProcess, exited: Promise<number | null>, log: WriteStream): Promise<void> {
+async function terminate(child: ChildProcess, exited: Promise<number | null>, log: WriteStream): Promise<ServerExit> {
+  const signalledAt = Date.now();
+  let killed = false;
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
     if (!(await exitsWithin(exited, STOP_GRACE_MS))) {
+      killed = true;
       killGroup(child, 'SIGKILL');
       await exited;
     }
   }
+  const exit: ServerExit = { code: child.exitCode, signal: child.signalCode, afterMs: Date.now() - signalledAt, killed };
   // Whatever the process left behind in its group (a PostgreSQL it failed to stop) goes too, after a
   // moment to finish a shutdown already under way.
   const deadline = Date.now() + 5_000;
   while (groupIsAlive(child) && Date.now() < deadline) await delay(100);
   killGroup(child, 'SIGKILL');
   await new Promise<void>((done) => log.end(done));
+  return exit;
 }
 
 function groupIsAlive(child: ChildProcess): boolean {

@@ -4,7 +4,18 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const READY_TIMEOUT_MS = 120_000;
-const STOP_GRACE_MS = 20_000;
+/** Past a process's own grace period (GUIDEPOST_SHUTDOWN_GRACE_MS, 25 s by default), as Kubernetes' 30 s are. */
+const STOP_GRACE_MS = 30_000;
+
+/** How a process ended after `stop`. */
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** From the signal to the exit. */
+  readonly afterMs: number;
+  /** Whether it had to be killed (it had not exited within 30 s). */
+  readonly killed: boolean;
+}
 
 /** One process of the suite (a service replica or the gateway), restartable on the same port. */
 export class ServiceProcess {
@@ -44,14 +55,23 @@ export class ServiceProcess {
     await this.waitUntilReady();
   }
 
-  /** SIGTERM (a graceful stop; SIGKILL after a grace period), or the signal given, then waits for the exit. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  /**
+   * SIGTERM (a graceful stop; SIGKILL after a grace period), or the signal given, then waits for the
+   * exit and tells how it went (undefined when the process was not running).
+   */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<ProcessExit | undefined> {
     const child = this.child;
-    if (!child || !this.running) return;
+    if (!child || !this.running) return undefined;
+    const signalledAt = Date.now();
+    let killed = false;
     child.kill(signal);
-    const forced = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    const forced = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, STOP_GRACE_MS);
     await this.exited;
     clearTimeout(forced);
+    return { code: child.exitCode, signal: child.signalCode, afterMs: Date.now() - signalledAt, killed };
   }
 
   /** The last lines of the process's log, for failure messages. */

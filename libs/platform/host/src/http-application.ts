@@ -1,28 +1,45 @@
 import 'reflect-metadata';
-import type { DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions } from '@guidepost/platform-http';
+import { ShutdownReadiness } from './graceful-shutdown';
+
+/** The host's own providers around the root module: the readiness that turns 503 when a stop begins. */
+@Module({})
+class HostModule {
+  static around(rootModule: DynamicModule, shutdown: ShutdownReadiness): DynamicModule {
+    return { module: HostModule, imports: [rootModule], providers: [{ provide: ShutdownReadiness, useValue: shutdown }] };
+  }
+}
 
 /**
  * Creates a host's Nest application on Fastify with the platform's HTTP conventions applied. Nest's
  * own body parsers stay off: the platform registers exactly the content types the API accepts.
  * `beforeInit` runs before routes are registered (Fastify hooks such as the gateway's go there).
+ *
+ * A failure while the modules start is rethrown to the host (which prints one line) rather than
+ * logged with its stack by Nest, whose buffered start-up logs are printed only once the structured
+ * logger is in place. While the process stops (`shutDown`), requests that arrive on a connection that
+ * is still open are served as usual, not refused with Fastify's 503 (`return503OnClosing: false`).
  */
 export async function createHttpApplication(
   rootModule: DynamicModule,
   config: AppConfig,
   beforeInit?: (app: NestFastifyApplication) => void,
 ): Promise<NestFastifyApplication> {
+  const shutdown = new ShutdownReadiness();
   const app = await NestFactory.create<NestFastifyApplication>(
-    rootModule,
-    new FastifyAdapter(fastifyAdapterOptions(config)),
-    { bodyParser: false, bufferLogs: true },
+    HostModule.around(rootModule, shutdown),
+    new FastifyAdapter({ ...fastifyAdapterOptions(config), return503OnClosing: false }),
+    { bodyParser: false, bufferLogs: true, autoFlushLogs: false, abortOnError: false },
   );
   app.useLogger(app.get(PinoLogger));
+  app.flushLogs();
   await configureHttpServer(app, config);
+  shutdown.install(app.getHttpAdapter().getInstance());
   beforeInit?.(app);
   await app.init();
   return app;

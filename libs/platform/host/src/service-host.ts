@@ -8,6 +8,7 @@ import { InternalCallerHooks, PlatformHttpModule } from '@guidepost/platform-htt
 import { ObservabilityModule } from '@guidepost/platform-observability';
 import { createHttpApplication } from './http-application';
 import { runHost, stopGracefullyOnSignals } from './process-lifecycle';
+import { assertPortAvailable } from './startup-failure';
 
 /** A setting a host cannot run without, by its environment variable. */
 export type RequiredSetting = keyof typeof SETTING_PRESENT;
@@ -80,12 +81,19 @@ export function runServiceHost(definition: ServiceHostDefinition): void {
 
 async function serve(definition: ServiceHostDefinition, config: AppConfig): Promise<void> {
   assertPresent(config, [...ALWAYS_REQUIRED, ...(definition.requires ?? [])]);
+  await assertPortAvailable(config.host, config.port);
   const app = await createHttpApplication(ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config)), config, (created) => {
     if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
     definition.beforeInit?.(created);
   });
-  stopGracefullyOnSignals(() => app.close());
-  await app.listen(config.port, config.host);
+  // In-flight requests finish, consumers commit and leave their groups, relays stop, the producer closes last.
+  stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs });
+  try {
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 async function migrate(definition: ServiceHostDefinition, config: AppConfig): Promise<void> {

@@ -1,0 +1,81 @@
+import { api, type TestAccount } from './support';
+import { userPath } from './support-people';
+
+/** What one tracked request came to. */
+export interface TrackOutcome {
+  /** The attribute `n` of the event. */
+  readonly n: number;
+  /** The answer's status; 0 when there was no answer at all. */
+  readonly status: number;
+  /** Without an answer, why: the connection error's code (`ECONNREFUSED`, `ECONNRESET`, `UND_ERR_SOCKET`, ...). */
+  readonly error?: string;
+  /** An answer other than 200: its Problem Details `detail`, or the start of its body when it is not one. */
+  readonly detail?: string;
+  /** When the answer (or the failure) came, `Date.now()`. */
+  readonly at: number;
+}
+
+/**
+ * Tracks numbered events (attribute `n`, users `tracked-0` to `tracked-19`) with a few concurrent
+ * clients until stopped; remembers which were acknowledged (200) and what every request came to.
+ */
+export class Tracker {
+  readonly acknowledged: number[] = [];
+  /** Answers other than 200, by status (0: no answer at all), to show what clients saw during an outage. */
+  readonly refused = new Map<number, number>();
+  readonly outcomes: TrackOutcome[] = [];
+  private next = 1;
+  private stopped = false;
+
+  constructor(readonly account: TestAccount) {}
+
+  async run(concurrency = 8): Promise<void> {
+    await Promise.all(Array.from({ length: concurrency }, () => this.client()));
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async client(): Promise<void> {
+    while (!this.stopped) {
+      const n = this.next++;
+      let error: string | undefined;
+      const response = await api(this.account, 'POST', userPath(`tracked-${n % 20}`, 'events'), {
+        json: { name: 'tick', timestamp: new Date().toISOString(), attributes: { n } },
+      }).catch((failure: unknown) => {
+        error = connectionErrorOf(failure);
+        return undefined;
+      });
+      const status = response?.status ?? 0;
+      const body = (await response?.text().catch(() => undefined)) ?? '';
+      const detail = status === 200 || status === 0 ? undefined : detailOf(body);
+      this.outcomes.push({ n, status, error, detail, at: Date.now() });
+      if (status === 200) this.acknowledged.push(n);
+      else this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
+      // A refused request is retried by real clients after a pause; without one, an outage would be a busy loop.
+      if (status !== 200) await delay(100);
+    }
+  }
+}
+
+function detailOf(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { detail?: unknown };
+    if (typeof parsed.detail === 'string') return parsed.detail;
+  } catch {
+    // not JSON: the body itself says what it is
+  }
+  return body.slice(0, 200);
+}
+
+/** fetch rejects with `TypeError: fetch failed`; the reason is its cause's code (undici's or the socket's). */
+function connectionErrorOf(failure: unknown): string {
+  const cause = (failure as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return typeof cause?.message === 'string' ? cause.message : String(failure);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
