@@ -224,6 +224,18 @@ describe('real responses conform to the document', () => {
     expectConforms('post', '/export/events', 400, await call('post', '/export/events', 400, { json: { format: 'xml' } }));
   });
 
+  it('Idempotency-Key: the replay, the 422 of another body and the 400 of a malformed key', async () => {
+    const key = `conforming-${Date.now()}`;
+    const keyed = (json: unknown, idempotencyKey = key) => api(account, 'POST', '/segments', { json, headers: { 'Idempotency-Key': idempotencyKey } });
+    const created = await expectJson(await keyed({ name: 'Keyed' }), 201);
+    const replay = await keyed({ name: 'Keyed' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectConforms('post', '/segments', 201, await expectJson(replay, 201));
+    expect(await expectJson(await keyed({ name: 'Keyed' }), 201)).toEqual(created);
+    expectConforms('post', '/segments', 422, await expectJson(await keyed({ name: 'Other' }), 422));
+    expectConforms('post', '/segments', 400, await expectJson(await keyed({ name: 'Keyed' }, 'k'.repeat(256)), 400));
+  });
+
   it('Problem Details of 400, 401 and 404', async () => {
     expectConforms('get', '/flows/{flow_id}', 404, await call('get', '/flows/no-such-flow', 404));
     expectConforms('post', '/segments', 400, await call('post', '/segments', 400, { json: { description: 'no name' } }));

@@ -15,6 +15,10 @@ import { GATEWAY_DATABASE } from './data-access/gateway-database';
 import { RevokedKeyWatcher } from './data-access/revoked-key-watcher';
 import { SharedRateLimiter } from './data-access/shared-rate-limiter';
 import { GATEWAY_SCHEMA } from './gateway-schema';
+import { IdempotencyStore } from './idempotency/idempotency-store.port';
+import { IdempotencySweep } from './idempotency/idempotency-sweep';
+import { IdempotentRequests } from './idempotency/idempotent-requests';
+import { PostgresIdempotencyStore } from './idempotency/postgres-idempotency-store';
 import { GatewayProxy } from './routing/gateway-proxy';
 
 /**
@@ -24,7 +28,8 @@ import { GatewayProxy } from './routing/gateway-proxy';
  * each service's routes to it. Needs the global `AppConfig` and `MessageBus` (for the outbox relay of
  * its schema). The request budget and revocations hold across replicas: both go through the gateway's
  * schema (`SharedRateLimiter`, `RevokedKeyWatcher`), in the standalone shape as well, so one code path
- * serves both.
+ * serves both; so do the claims and answers of requests sent with an `Idempotency-Key`
+ * (`IdempotentRequests`, `PostgresIdempotencyStore`, swept by `IdempotencySweep`).
  */
 @Module({
   imports: [
@@ -48,6 +53,14 @@ import { GatewayProxy } from './routing/gateway-proxy';
       useFactory: (dataSource: DataSource, authenticator: ApiKeyAuthenticator) => new RevokedKeyWatcher(dataSource, authenticator),
     },
     AccountAdministration,
+    // Idempotency-Key: claims and answers in the gateway's schema too, shared by every replica.
+    {
+      provide: IdempotencyStore,
+      inject: [getDataSourceToken(GATEWAY_SCHEMA)],
+      useFactory: (dataSource: DataSource) => new PostgresIdempotencyStore(dataSource, GATEWAY_SCHEMA),
+    },
+    { provide: IdempotencySweep, inject: [IdempotencyStore], useFactory: (store: IdempotencyStore) => new IdempotencySweep(store) },
+    IdempotentRequests,
     GatewayHttpHooks,
     GatewayProxy,
   ],

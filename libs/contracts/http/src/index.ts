@@ -42,3 +42,4 @@ export * from './schemas/imports.schema';
 export * from './schemas/exports.schema';
 export * from './schemas/input-limits';
 export * from './schemas/storable-values';
+export * from './idempotency';

@@ -1,16 +1,22 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PublicApiGate } from '../application/public-api-gate';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
 
 /**
  * Installs the gateway's checks as a Fastify `onRequest` hook: it runs before any body is read and for
  * unknown routes too, so nothing under `/v2/` is reachable without valid credentials. A host calls
  * `install` on its Fastify instance before `app.init()` registers the routes. Failures are thrown as
- * `DomainError`s; the platform's error handler answers them with Problem Details.
+ * `DomainError`s; the platform's error handler answers them with Problem Details. Then, for the
+ * authenticated requests, `Idempotency-Key` (`IdempotentRequests`: its own `preParsing` and `onSend`
+ * hooks), when the module provides it.
  */
 @Injectable()
 export class GatewayHttpHooks {
-  constructor(private readonly gate: PublicApiGate) {}
+  constructor(
+    private readonly gate: PublicApiGate,
+    @Optional() private readonly idempotency?: IdempotentRequests,
+  ) {}
 
   install(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
@@ -24,6 +30,7 @@ export class GatewayHttpHooks {
         (name, value) => void reply.header(name, value),
       );
     });
+    this.idempotency?.install(fastify);
   }
 }
 

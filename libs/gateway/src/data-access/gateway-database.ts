@@ -5,10 +5,16 @@ import { ApiKeyEntity } from './api-key.entity';
 import { CreateGatewayTables1732200000001 } from './migrations/0001-create-gateway-tables';
 import { CreateGatewayDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
 import { CreateRateLimitWindows1795540000000 } from './migrations/0003-create-rate-limit-windows';
+import { CreateGatewayIdempotencyKeys1795600000000 } from './migrations/0004-create-idempotency-keys';
 
 /** The gateway's PostgreSQL schema, its entities and its migrations (in order; append only). */
 export const GATEWAY_DATABASE: ServiceDatabaseOptions = {
   schema: GATEWAY_SCHEMA,
   entities: [AccountEntity, ApiKeyEntity],
-  migrations: [CreateGatewayTables1732200000001, CreateGatewayDeadLetters1795537290473, CreateRateLimitWindows1795540000000],
+  migrations: [
+    CreateGatewayTables1732200000001,
+    CreateGatewayDeadLetters1795537290473,
+    CreateRateLimitWindows1795540000000,
+    CreateGatewayIdempotencyKeys1795600000000,
+  ],
 };

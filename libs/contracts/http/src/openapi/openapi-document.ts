@@ -20,6 +20,7 @@ import {
   SegmentSchema,
   SegmentUpdateSchema,
 } from '../schemas/segment.schema';
+import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADERS, IDEMPOTENCY_PARAMETERS, IDEMPOTENCY_RESPONSES, withIdempotencyKeys } from './idempotency';
 import { ERROR_RESPONSES, HEADERS, PATH_PARAMETERS } from './openapi-builders';
 import { bulkPaths } from './paths/bulk.paths';
 import { contentPaths } from './paths/content.paths';
@@ -70,6 +71,8 @@ An export skips at most ${EXPORT_MAX_OFFSET} events (\`offset\`) and its conditi
 **Throttling.** 60 requests per second per account by default (configurable). A throttled request gets 429 with an
 integer \`Retry-After\` (seconds) and the \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers;
 clients retry 429 and 5xx answers after \`Retry-After\`.
+
+${IDEMPOTENCY_DESCRIPTION}
 
 **Versioning.** Every response carries \`X-API-Version\`: \`2.32.0\` with this build after a plus sign. Both regional
 hosts behave identically. A deployment serves HTTPS through its ingress or proxy.
@@ -126,7 +129,7 @@ export function buildOpenApiDocument(): JsonObject {
     JobEventSchema,
     JobDetailSchema,
   );
-  const paths = { ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths() };
+  const paths = withIdempotencyKeys({ ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths() });
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
@@ -142,9 +145,9 @@ export function buildOpenApiDocument(): JsonObject {
     paths,
     components: {
       schemas: schemas.all(),
-      parameters: PATH_PARAMETERS,
-      headers: HEADERS,
-      responses: ERROR_RESPONSES,
+      parameters: { ...PATH_PARAMETERS, ...IDEMPOTENCY_PARAMETERS },
+      headers: { ...HEADERS, ...IDEMPOTENCY_HEADERS },
+      responses: { ...ERROR_RESPONSES, ...IDEMPOTENCY_RESPONSES },
       securitySchemes: {
         basicAuth: {
           type: 'http',

@@ -38,6 +38,9 @@ export const timeZoneSchema = (description: string) =>
     { description: `${description}: ${TIME_ZONE_FORMS}` },
   );
 
+/** The longest client-supplied `event_id` of a tracked event, in characters (as long as any id). */
+export const EVENT_ID_MAX_LENGTH = ID_MAX_LENGTH;
+
 export const EventSchema = Type.Object(
   {
     user_id: Type.String({ maxLength: ID_MAX_LENGTH, description: 'End user the event belongs to' }),
@@ -77,6 +80,18 @@ export const TrackEventSchema = Type.Object(
         { url: Type.Optional(Type.String({ description: 'Page the event happened on' })) },
         { additionalProperties: true, description: 'Context of the event' },
       ),
+    ),
+    event_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: EVENT_ID_MAX_LENGTH,
+        description:
+          `Your own id of this event (1 to ${EVENT_ID_MAX_LENGTH} characters, like Segment's \`messageId\` or Amplitude's ` +
+          '`insert_id`): an event sent again with the same `event_id`, user and timestamp (a retry) is stored once (the ' +
+          'last one sent is kept), even without an `Idempotency-Key`. Without it, every request records an event of its ' +
+          'own. Like the other text fields it may not hold NUL or a lone UTF-16 surrogate (400 naming `event_id`).',
+        examples: ['a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b'],
+      }),
     ),
   },
   {
