@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { reasonOf } from '@guidepost/platform-failures';
+import { PeriodicTask } from '@guidepost/platform-scheduling';
 import type { ApiKeyAuthenticator } from '../application/api-key-authenticator';
 import { GATEWAY_SCHEMA } from '../gateway-schema';
 
@@ -17,8 +18,7 @@ const OVERLAP_MS = 5_000;
  */
 export class RevokedKeyWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RevokedKeyWatcher.name);
-  private timer: NodeJS.Timeout | undefined;
-  private looking: Promise<void> | undefined;
+  private readonly task = new PeriodicTask({ intervalMs: REVOCATION_POLL_MS, run: () => this.look(), onFailure: (error) => this.reportFailure(error) });
   /** The database's clock at the last look that succeeded. */
   private since: Date | undefined;
   private failing = false;
@@ -29,35 +29,33 @@ export class RevokedKeyWatcher implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.lookOnce(), REVOCATION_POLL_MS);
-    this.timer.unref();
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.looking;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
-  /** One look (at most one at a time); resolves once the revoked keys it found are forgotten. */
+  /** One look (or the one in hand); resolves once the revoked keys it found are forgotten. */
   lookOnce(): Promise<void> {
-    this.looking ??= this.look().finally(() => (this.looking = undefined));
-    return this.looking;
+    return this.task.runOnce();
   }
 
   private async look(): Promise<void> {
-    try {
-      const rows: { key: string; now: Date }[] = await this.dataSource.query(
-        `SELECT k.key, now() AS now FROM (SELECT 1) AS one
-           LEFT JOIN ${GATEWAY_SCHEMA}.api_keys AS k ON k.revoked_at >= $1::timestamptz`,
-        [new Date((this.since?.getTime() ?? Date.now()) - OVERLAP_MS)],
-      );
-      for (const { key } of rows) if (key !== null) this.authenticator.forget(key);
-      this.since = rows[0].now;
-      if (this.failing) this.logger.log('looking for revoked API keys again');
-      this.failing = false;
-    } catch (error) {
-      if (!this.failing) this.logger.warn(`cannot look for revoked API keys (cached keys stay usable meanwhile): ${reasonOf(error)}`);
-      this.failing = true;
-    }
+    const rows: { key: string | null; now: Date }[] = await this.dataSource.query(
+      `SELECT k.key, now() AS now FROM (SELECT 1) AS one
+         LEFT JOIN ${GATEWAY_SCHEMA}.api_keys AS k ON k.revoked_at >= $1::timestamptz`,
+      [new Date((this.since?.getTime() ?? Date.now()) - OVERLAP_MS)],
+    );
+    for (const { key } of rows) if (key !== null) this.authenticator.forget(key);
+    this.since = rows[0].now;
+    if (this.failing) this.logger.log('looking for revoked API keys again');
+    this.failing = false;
+  }
+
+  /** Said once per outage, not twice a second. */
+  private reportFailure(error: unknown): void {
+    if (!this.failing) this.logger.warn(`cannot look for revoked API keys (cached keys stay usable meanwhile): ${reasonOf(error)}`);
+    this.failing = true;
   }
 }

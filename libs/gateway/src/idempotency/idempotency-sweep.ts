@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { reasonOf } from '@guidepost/platform-failures';
+import { PeriodicTask } from '@guidepost/platform-scheduling';
 import { IdempotencyStore } from './idempotency-store.port';
 
 /** How often expired keys are deleted. */
@@ -14,33 +15,33 @@ const SWEEP_BATCH = 5_000;
  */
 export class IdempotencySweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<number> | undefined;
+  private readonly task: PeriodicTask<number>;
 
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly intervalMs = IDEMPOTENCY_SWEEP_INTERVAL_MS,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweepOnce(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
-  }
-
-  /** One sweep (at most one at a time); resolves with the keys deleted. A failure is logged; the next sweep tries again. */
-  sweepOnce(): Promise<number> {
-    this.sweeping ??= this.sweep()
-      .catch((error: unknown) => {
+    intervalMs = IDEMPOTENCY_SWEEP_INTERVAL_MS,
+  ) {
+    this.task = new PeriodicTask({
+      intervalMs,
+      run: () => this.sweep(),
+      onFailure: (error) => {
         this.logger.warn(`the sweep of expired idempotency keys failed, retrying at the next one: ${reasonOf(error)}`);
         return 0;
-      })
-      .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One sweep (or the one in hand); resolves with the keys deleted. A failure is logged; the next sweep tries again. */
+  sweepOnce(): Promise<number> {
+    return this.task.runOnce();
   }
 
   private async sweep(): Promise<number> {

@@ -15,7 +15,7 @@ describe('BlobRetention', () => {
     clock = new Date(now.getTime() - 7 * DAY_MS + 3600 * 1000);
     await blobs.put('exports/acme/still-linked.csv', Readable.from([Buffer.from('c')]), 'text/csv');
 
-    await new BlobRetention(blobs, 3_600_000).sweepOnce(now);
+    await new BlobRetention(blobs, 3_600_000, () => now).sweepOnce();
 
     expect([...blobs.files.keys()].sort()).toEqual(['exports/acme/still-linked.csv', 'imports/acme/staged.csv']);
   });

@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { reasonOf } from '@guidepost/platform-failures';
+import { PeriodicTask } from '@guidepost/platform-scheduling';
 import { BlobStore } from './blob-store.port';
 import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 
@@ -19,36 +20,38 @@ const ABANDONED_WRITE_AGE_MS = 24 * 60 * 60 * 1000;
  */
 export class BlobRetention implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(BlobRetention.name);
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly blobs: BlobStore,
-    private readonly intervalMs: number,
-  ) {}
+    intervalMs: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.task = new PeriodicTask({
+      intervalMs,
+      run: () => this.sweep(),
+      onFailure: (error) => this.logger.warn(`blob sweep failed, retrying at the next one: ${reasonOf(error)}`),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweepOnce(), this.intervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
-  /** One sweep (at most one at a time); a failure is logged and the next sweep tries again. */
-  sweepOnce(now = new Date()): Promise<void> {
-    this.sweeping ??= this.sweep(now)
-      .catch((error: unknown) => this.logger.warn(`blob sweep failed, retrying at the next one: ${reasonOf(error)}`))
-      .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+  /** One sweep (or the one in hand); a failure is logged and the next sweep tries again. */
+  sweepOnce(): Promise<void> {
+    return this.task.runOnce();
   }
 
-  private async sweep(now: Date): Promise<void> {
-    const exportsExpiredBefore = new Date(now.getTime() - MAX_LINK_TTL_SECONDS * 1000 - EXPORT_GRACE_MS);
+  private async sweep(): Promise<void> {
+    const now = this.now().getTime();
+    const exportsExpiredBefore = new Date(now - MAX_LINK_TTL_SECONDS * 1000 - EXPORT_GRACE_MS);
     const exports = await this.blobs.deleteOlderThan(EXPORTS_PREFIX, exportsExpiredBefore);
-    const abandoned = await this.blobs.discardAbandonedWrites(new Date(now.getTime() - ABANDONED_WRITE_AGE_MS));
+    const abandoned = await this.blobs.discardAbandonedWrites(new Date(now - ABANDONED_WRITE_AGE_MS));
     if (exports + abandoned > 0) this.logger.log(`blob sweep: deleted ${exports} expired export files, freed ${abandoned} abandoned writes`);
   }
 }

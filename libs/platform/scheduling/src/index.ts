@@ -1,0 +1,1 @@
+export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
