@@ -10,9 +10,10 @@ export {
   type Problem,
   type StatusAcknowledgement,
 } from './schemas/common.schema';
-export { JobName, JobRegistryClient, type CreatedJob } from './internal/job-registry.port';
+export { JobName, JobRegistryClient, JobsOfOneRequest, type CreatedJob } from './internal/job-registry.port';
 export { UserProfileDirectory } from './internal/user-profile-directory.port';
 export {
+  AbandonJobRequestSchema,
   CreateJobRequestSchema,
   INTERNAL_TOKEN_HEADER,
   ProfileLookupRequestSchema,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type CreatedJob, JobName, JobRegistryClient } from '@guidepost/contracts-http';
+import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { profileDeletedEvent } from '../domain/profile-deletion';
 import { ProfileRepository } from '../data-access/profile.repository';
@@ -20,11 +20,13 @@ export class ProfileDeletionService {
   ) {}
 
   async deleteUserProfile(accountId: string, userId: string): Promise<CreatedJob> {
-    const job = await this.jobs.createJob({ accountId, name: JobName.DeleteProfile });
-    await this.unitOfWork.run(async (tx) => {
-      const deleted = await this.profiles.deleteUser(tx.manager, accountId, userId);
-      emitJobEvent(tx, { jobId: job.id, accountId }, profileDeletedEvent(deleted, new Date(job.startedAt), new Date()));
+    return JobsOfOneRequest.around(this.jobs, async (jobs) => {
+      const job = await jobs.createJob({ accountId, name: JobName.DeleteProfile });
+      await this.unitOfWork.run(async (tx) => {
+        const deleted = await this.profiles.deleteUser(tx.manager, accountId, userId);
+        emitJobEvent(tx, { jobId: job.id, accountId }, profileDeletedEvent(deleted, new Date(job.startedAt), new Date()));
+      });
+      return job;
     });
-    return job;
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { type PayloadOf, SegmentUserIdsSubmitted } from '@guidepost/contracts-events';
-import { type CreatedJob, JobName, JobRegistryClient } from '@guidepost/contracts-http';
+import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-http';
 import { failedEvent, ingestionCompletedEvent } from '../domain/job-outcomes';
@@ -39,7 +39,7 @@ export class MembershipChangeService {
 
   async submit(accountId: string, segmentId: string, operation: MembershipOperation, userIds: AsyncIterable<string>): Promise<CreatedJob> {
     if (!isSegmentId(segmentId)) throw notFound('Segment', segmentId);
-    return this.unitOfWork.run(async (tx) => {
+    return JobsOfOneRequest.around(this.jobs, (jobs) => this.unitOfWork.run(async (tx) => {
       if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
 
       const changeId = randomUUID();
@@ -51,7 +51,7 @@ export class MembershipChangeService {
       }
 
       // Created only now that the whole input is valid, and before the commit, so the job_url answers at once.
-      const job = await this.jobs.createJob({ accountId, name: JOB_NAMES[operation] });
+      const job = await jobs.createJob({ accountId, name: JOB_NAMES[operation] });
       if (chunkCount === 0) {
         emitJobEvent(tx, { jobId: job.id, accountId }, ingestionCompletedEvent(0, submittedAt, new Date()));
         return job;
@@ -73,7 +73,7 @@ export class MembershipChangeService {
         tx.emit(SegmentUserIdsSubmitted, segmentId, payload, `${job.id}:${chunkIndex}`);
       }
       return job;
-    });
+    }));
   }
 
   /**

@@ -34,6 +34,9 @@ class UnusedJobs extends JobRegistryClient {
   createJob(): never {
     throw new Error('not used by run()');
   }
+  abandonJob(): never {
+    throw new Error('not used by run()');
+  }
 }
 
 interface Emitted {

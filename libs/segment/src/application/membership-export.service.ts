@@ -2,7 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
 import { type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
-import { type CreatedJob, JobName, JobRegistryClient, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
+import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
 import { BlobStore, exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-http';
@@ -37,9 +37,9 @@ export class MembershipExportService {
 
   async request(accountId: string, segmentId: string, request: SegmentMembershipExportRequest): Promise<CreatedJob> {
     if (!isSegmentId(segmentId)) throw notFound('Segment', segmentId);
-    return this.unitOfWork.run(async (tx) => {
+    return JobsOfOneRequest.around(this.jobs, (jobs) => this.unitOfWork.run(async (tx) => {
       if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
-      const job = await this.jobs.createJob({ accountId, name: JobName.ExportSegmentMembership });
+      const job = await jobs.createJob({ accountId, name: JobName.ExportSegmentMembership });
       const payload: ExportRequested = {
         accountId,
         segmentId,
@@ -51,7 +51,7 @@ export class MembershipExportService {
       };
       tx.emit(SegmentMembershipExportRequested, segmentId, payload, `${job.id}:export-requested`);
       return job;
-    });
+    }));
   }
 
   /** Writes the export and reports its outcome in the consumer's transaction (run once per message). */

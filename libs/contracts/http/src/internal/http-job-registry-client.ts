@@ -1,5 +1,5 @@
 import { InternalApiCaller, type InternalApiOptions } from './internal-api-caller';
-import { CreatedJobSchema, internalJobsPath } from './internal-api.schema';
+import { AbandonedJobSchema, CreatedJobSchema, internalAbandonJobPath, internalJobsPath } from './internal-api.schema';
 import { type CreatedJob, JobRegistryClient } from './job-registry.port';
 
 /**
@@ -24,6 +24,18 @@ export class HttpJobRegistryClient extends JobRegistryClient {
       expectedStatus: 201,
       answerSchema: CreatedJobSchema,
       retry: 'not-idempotent',
+    });
+  }
+
+  async abandonJob(input: { readonly accountId: string; readonly jobId: string; readonly reason: string }): Promise<void> {
+    await this.ingestion.post({
+      operation: `abandon job ${input.jobId}`,
+      path: internalAbandonJobPath(input.accountId, input.jobId),
+      body: { reason: input.reason },
+      expectedStatus: 200,
+      answerSchema: AbandonedJobSchema,
+      // Recorded under one message id per job: sending it again changes nothing.
+      retry: 'idempotent',
     });
   }
 }

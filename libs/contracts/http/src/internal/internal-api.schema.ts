@@ -19,6 +19,15 @@ export const CreateJobRequestSchema = Type.Object(
 
 export const CreatedJobSchema = Type.Object({ id: Type.String({ minLength: 1 }), startedAt: Type.String({ minLength: 1 }) });
 
+/** `POST /internal/v1/accounts/{account_id}/jobs/{job_id}/abandon` (ingestion): ends the job `Failed`, answers 200 `AbandonedJob`. */
+export function internalAbandonJobPath(accountId: string, jobId: string): string {
+  return `${internalJobsPath(accountId)}/${encodeURIComponent(jobId)}/abandon`;
+}
+
+export const AbandonJobRequestSchema = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+
+export const AbandonedJobSchema = Type.Object({ abandoned: Type.Boolean() });
+
 /** `POST /internal/v1/accounts/{account_id}/user-profiles/lookup` (profile): answers 200 `ProfileLookupResponse`. */
 export function internalProfileLookupPath(accountId: string): string {
   return `/internal/v1/accounts/${encodeURIComponent(accountId)}/user-profiles/lookup`;

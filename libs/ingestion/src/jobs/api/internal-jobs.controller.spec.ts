@@ -13,9 +13,16 @@ const TOKEN = 'internal-token-for-tests-0123456789abcdef';
 class RecordingRegistry {
   readonly created: { accountId: string; name: string }[] = [];
 
+  readonly abandoned: { accountId: string; jobId: string; reason: string }[] = [];
+
   createJob(input: { accountId: string; name: string }): Promise<CreatedJob> {
     this.created.push(input);
     return Promise.resolve({ id: `job-${this.created.length}`, startedAt: '2025-01-01T00:00:00.000Z' });
+  }
+
+  abandonJob(input: { accountId: string; jobId: string; reason: string }): Promise<void> {
+    this.abandoned.push(input);
+    return Promise.resolve();
   }
 }
 
@@ -48,6 +55,16 @@ describe('InternalJobsController', () => {
     const job = await new HttpJobRegistryClient(baseUrl, TOKEN).createJob({ accountId: 'acme', name: 'Add Segment Users' });
     expect(job).toEqual({ id: 'job-1', startedAt: '2025-01-01T00:00:00.000Z' });
     expect(registry.created).toEqual([{ accountId: 'acme', name: 'Add Segment Users' }]);
+  });
+
+  it('abandons a job for HttpJobRegistryClient (its creator s transaction failed), and may be asked again', async () => {
+    const client = new HttpJobRegistryClient(baseUrl, TOKEN);
+    await client.abandonJob({ accountId: 'acme', jobId: 'job/7', reason: 'the commit failed' });
+    await client.abandonJob({ accountId: 'acme', jobId: 'job/7', reason: 'the commit failed' });
+    expect(registry.abandoned).toEqual([
+      { accountId: 'acme', jobId: 'job/7', reason: 'the commit failed' },
+      { accountId: 'acme', jobId: 'job/7', reason: 'the commit failed' },
+    ]);
   });
 
   it('refuses a job name that no service uses, naming the known ones', async () => {

@@ -1,9 +1,10 @@
-import { Controller, Param, Post, UseGuards } from '@nestjs/common';
-import { CreateJobRequestSchema, type CreatedJob } from '@guidepost/contracts-http';
+import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { AbandonJobRequestSchema, CreateJobRequestSchema, type CreatedJob } from '@guidepost/contracts-http';
 import { AcceptsBody, compileValidator, InboundBody, InternalCallerGuard } from '@guidepost/platform-http';
 import { JobRegistry } from '../application/job-registry.service';
 
 const validateCreateJob = compileValidator(CreateJobRequestSchema);
+const validateAbandonJob = compileValidator(AbandonJobRequestSchema);
 
 /**
  * The job registry for the other services of the distributed shape (`HttpJobRegistryClient`): creates a
@@ -20,5 +21,15 @@ export class InternalJobsController {
     // No body at all is judged like `{}`, so the answer names the missing field.
     const { name } = validateCreateJob(body.kind === 'json' ? body.value : {});
     return this.registry.createJob({ accountId, name });
+  }
+
+  /** Ends a job whose creator's transaction failed (`JobsOfOneRequest`) as `Failed`; answers 200. */
+  @Post(':job_id/abandon')
+  @HttpCode(200)
+  @AcceptsBody('json')
+  async abandon(@Param('account_id') accountId: string, @Param('job_id') jobId: string, @InboundBody() body: InboundBody): Promise<{ abandoned: true }> {
+    const { reason } = validateAbandonJob(body.kind === 'json' ? body.value : {});
+    await this.registry.abandonJob({ accountId, jobId, reason });
+    return { abandoned: true };
   }
 }

@@ -1,6 +1,6 @@
 import { JobName } from '@guidepost/contracts-http';
 import { loadConfig } from '@guidepost/platform-config';
-import type { Transaction } from '@guidepost/platform-database';
+import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-http';
 import type { JobEntity } from '../data-access/job.entity';
 import type { JobRepository } from '../data-access/job.repository';
@@ -22,18 +22,20 @@ function jobsWith(running: number): { repository: JobRepository; inserted: JobEn
 
 const config = loadConfig({ GUIDEPOST_BULK_JOBS_PER_ACCOUNT: '3' });
 const tx = { manager: { marker: 'the transaction' } } as unknown as Transaction;
+/** Creating a job takes the caller's transaction; only abandoning one runs a unit of work of its own. */
+const UNUSED_UNIT_OF_WORK = {} as UnitOfWork;
 
 describe('JobRegistry: imports and exports per account', () => {
   it('creates a bulk job while the account runs fewer than its limit, counting under the creating transaction', async () => {
     const { repository, inserted, asked } = jobsWith(2);
-    const job = await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.ImportEvents }, tx);
+    const job = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK).createJob({ accountId: 'acme', name: JobName.ImportEvents }, tx);
     expect(inserted.map((entity) => entity.id)).toEqual([job.id]);
     expect(asked).toEqual([{ names: expect.arrayContaining([JobName.ImportEvents, JobName.ExportEvents]), manager: tx.manager }]);
   });
 
   it('refuses one more with a 429 that says the limit and when to retry, creating nothing', async () => {
     const { repository, inserted } = jobsWith(3);
-    const refused = await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.ExportEvents }, tx).catch((error: unknown) => error);
+    const refused = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK).createJob({ accountId: 'acme', name: JobName.ExportEvents }, tx).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ code: 'throttled', retryAfterSeconds: 10 });
     expect((refused as DomainError).detail).toContain('At most 3 imports and exports');
@@ -42,8 +44,26 @@ describe('JobRegistry: imports and exports per account', () => {
 
   it('does not limit the other jobs (deletions, segment changes)', async () => {
     const { repository, inserted, asked } = jobsWith(100);
-    await new JobRegistry(repository, config).createJob({ accountId: 'acme', name: JobName.DeleteProfile });
+    await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK).createJob({ accountId: 'acme', name: JobName.DeleteProfile });
     expect(inserted).toHaveLength(1);
     expect(asked).toEqual([]);
+  });
+});
+
+describe('JobRegistry.abandonJob', () => {
+  it('ends a job in progress Failed with the reason, under one message id per job', async () => {
+    const appended: unknown[] = [];
+    const statuses: unknown[] = [];
+    const repository = {
+      lockForUpdate: () => Promise.resolve({ id: 'job-1', accountId: 'acme', status: 'IN_PROGRESS' }),
+      append: (_manager: unknown, event: unknown) => Promise.resolve(appended.push(event) > 0),
+      updateStatus: (_manager: unknown, jobId: string, status: string) => Promise.resolve(void statuses.push([jobId, status])),
+    } as unknown as JobRepository;
+    const unitOfWork = { run: <R>(work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
+
+    await new JobRegistry(repository, config, unitOfWork).abandonJob({ accountId: 'acme', jobId: 'job-1', reason: 'the commit failed' });
+
+    expect(appended).toEqual([expect.objectContaining({ jobId: 'job-1', messageId: 'job-1:abandoned', name: 'Failed', attributes: { reason: 'the commit failed' } })]);
+    expect(statuses).toEqual([['job-1', 'FAILED']]);
   });
 });

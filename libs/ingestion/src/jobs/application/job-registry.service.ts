@@ -3,8 +3,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PayloadOf, JobEventRecorded } from '@guidepost/contracts-events';
 import { JOB_LIST_LIMIT, JobName, JobRegistryClient, type CreatedJob } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import type { Transaction } from '@guidepost/platform-database';
+import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError, notFound } from '@guidepost/platform-http';
+import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 import { INITIAL_JOB_STATUS, jobStatusAfter } from '../domain/job-status';
 import type { JobEventEntity } from '../data-access/job-event.entity';
 import type { JobEntity } from '../data-access/job.entity';
@@ -28,6 +29,7 @@ export class JobRegistry implements JobRegistryClient {
   constructor(
     private readonly jobs: JobRepository,
     private readonly config: AppConfig,
+    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /**
@@ -46,6 +48,16 @@ export class JobRegistry implements JobRegistryClient {
     };
     await this.jobs.insert(job, tx?.manager);
     return { id: job.id, startedAt: job.startedAt.toISOString() };
+  }
+
+  /**
+   * Ends a job whose work was never recorded as `Failed` with the reason, at once (its creator's
+   * transaction failed after creating it; see `JobsOfOneRequest`). Recorded under one message id per
+   * job, so asking twice changes nothing; a job that had already ended is left as it was.
+   */
+  async abandonJob(input: { readonly accountId: string; readonly jobId: string; readonly reason: string }): Promise<void> {
+    const event = { jobId: input.jobId, accountId: input.accountId, name: 'Failed' as const, timestamp: new Date().toISOString(), attributes: { reason: input.reason } };
+    await this.unitOfWork.run((tx) => this.recordEvent(tx, `${input.jobId}:abandoned`, event));
   }
 
   /**
