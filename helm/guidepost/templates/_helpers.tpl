@@ -1,0 +1,123 @@
+{{/* The chart's name, shortened for label values. */}}
+{{- define "guidepost.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release's base name; every object is <fullname>-<role> or <fullname>-<what>. */}}
+{{- define "guidepost.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "guidepost.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The roles in the order their migrations run, and the entry point (dist/apps/<entry>) of each. */}}
+{{- define "guidepost.roleOrder" -}}
+gateway content segment profile ingestion
+{{- end }}
+{{- define "guidepost.entrypoint" -}}
+{{- get (dict "gateway" "gateway" "content" "content-service" "segment" "segment-service" "profile" "profile-service" "ingestion" "ingestion-service") . }}
+{{- end }}
+
+{{/*
+Which roles call which (apps/<app>/src/main.ts, docs/architecture.md): a role's NetworkPolicy admits these.
+The gateway proxies to every service; the segment service looks profiles up and creates jobs; the
+profile service creates jobs in the ingestion service's registry.
+*/}}
+{{- define "guidepost.callers" -}}
+{{- get (dict "content" "gateway" "segment" "gateway" "profile" "gateway segment" "ingestion" "gateway segment profile") . }}
+{{- end }}
+
+{{/*
+The ingestion service's Kafka subscriptions, "<contract topic> <consumer group>" per line: the topics
+of libs/contracts/events and the groups of the `*.consumer.ts` files of libs/ingestion and
+libs/platform/mail (the chart test checks them against the code). Kafka names are prefixed with
+GUIDEPOST_KAFKA_NAMESPACE and a dot, as libs/platform/bus/src/kafka/kafka-topics.ts builds them.
+*/}}
+{{- define "guidepost.ingestionSubscriptions" -}}
+guidepost.events.events-accepted.v1 ingestion.event-sink
+guidepost.ingestion.import-staged.v1 ingestion.import-worker
+guidepost.ingestion.event-export-requested.v1 ingestion.event-export
+guidepost.jobs.job-event-recorded.v1 ingestion.job-registry
+guidepost.content.ingestion-filtering-rules-changed.v1 ingestion.filtering-rules
+guidepost.mail.mail-requested.v1 mail.sender
+{{- end }}
+
+{{- define "guidepost.kafkaName" -}}
+{{- if .namespace }}{{ printf "%s.%s" .namespace .name }}{{ else }}{{ .name }}{{ end }}
+{{- end }}
+
+{{/* Labels of every object; pass (dict "root" $ "role" "<role>") for a role's objects. */}}
+{{- define "guidepost.labels" -}}
+helm.sh/chart: {{ include "guidepost.chart" .root }}
+{{ include "guidepost.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: guidepost
+{{- end }}
+
+{{- define "guidepost.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "guidepost.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- with .role }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end }}
+
+{{- define "guidepost.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{- define "guidepost.secretName" -}}
+{{- default (printf "%s-secrets" (include "guidepost.fullname" .)) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{- define "guidepost.configMapName" -}}
+{{- printf "%s-config" (include "guidepost.fullname" .) }}
+{{- end }}
+
+{{- define "guidepost.serviceUrl" -}}
+{{- printf "http://%s-%s.%s.svc.%s:%v" (include "guidepost.fullname" .root) .role .root.Release.Namespace .root.Values.clusterDomain .root.Values.service.port }}
+{{- end }}
+
+{{/* terminationGracePeriodSeconds: the shutdown grace (rounded up), the preStop sleep and a margin. */}}
+{{- define "guidepost.terminationGracePeriodSeconds" -}}
+{{- add (div (add .Values.config.shutdownGraceMs 999) 1000) .Values.preStopSleepSeconds .Values.terminationMarginSeconds }}
+{{- end }}
+
+{{/* The environment of every process: the ConfigMap and the Secret. */}}
+{{- define "guidepost.envFrom" -}}
+- configMapRef:
+    name: {{ include "guidepost.configMapName" . }}
+- secretRef:
+    name: {{ include "guidepost.secretName" . }}
+{{- end }}
+
+{{/* Checks that fail the render with a clear message. */}}
+{{- define "guidepost.validate" -}}
+{{- $partitions := int .Values.config.kafkaTopicPartitions }}
+{{- $ingestion := .Values.roles.ingestion }}
+{{- if and (or $ingestion.autoscaling.enabled .Values.keda.enabled) (gt (int $ingestion.autoscaling.maxReplicas) $partitions) }}
+{{- fail (printf "roles.ingestion.autoscaling.maxReplicas (%v) is above config.kafkaTopicPartitions (%v): a replica above the partition count gets no partition" $ingestion.autoscaling.maxReplicas $partitions) }}
+{{- end }}
+{{- if and (not (or $ingestion.autoscaling.enabled .Values.keda.enabled)) (gt (int $ingestion.replicas) $partitions) }}
+{{- fail (printf "roles.ingestion.replicas (%v) is above config.kafkaTopicPartitions (%v): a replica above the partition count gets no partition" $ingestion.replicas $partitions) }}
+{{- end }}
+{{- range $role, $spec := .Values.roles }}
+{{- with $spec.autoscaling }}
+{{- if and .enabled (gt (int .minReplicas) (int .maxReplicas)) }}
+{{- fail (printf "roles.%s.autoscaling.minReplicas (%v) is above its maxReplicas (%v)" $role .minReplicas .maxReplicas) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

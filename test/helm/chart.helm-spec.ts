@@ -1,0 +1,428 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  EventExportRequested,
+  EventsAccepted,
+  ImportStaged,
+  IngestionFilteringRulesChanged,
+  JobEventRecorded,
+  MailRequested,
+  type Topic,
+} from '@guidepost/contracts-events';
+
+/*
+ * The Helm chart (helm/guidepost), rendered with the real helm and checked as a reviewer would by
+ * hand. What the chart must know about the code (entry points, required settings, who calls whom, the
+ * ingestion service's topics and consumer groups) is read from the code here, so the two cannot drift.
+ */
+jest.setTimeout(120_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const CHART = path.join(ROOT, 'helm/guidepost');
+const RELEASE = 'gp';
+const NAMESPACE = 'guidepost';
+/** Within the chart's kubeVersion; helm template assumes v1.20 otherwise. */
+const KUBERNETES_VERSION = '1.37.0';
+const FULLNAME = `${RELEASE}-guidepost`;
+const ROLES = ['gateway', 'content', 'segment', 'profile', 'ingestion'] as const;
+type Role = (typeof ROLES)[number];
+const ENTRY: Record<Role, string> = {
+  gateway: 'gateway',
+  content: 'content-service',
+  segment: 'segment-service',
+  profile: 'profile-service',
+  ingestion: 'ingestion-service',
+};
+
+type Labels = Record<string, string>;
+interface Meta {
+  name: string;
+  labels?: Labels;
+  annotations?: Labels;
+}
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+}
+interface Container {
+  name: string;
+  command: string[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  resources?: { limits?: Labels; requests?: Labels };
+  securityContext?: {
+    readOnlyRootFilesystem?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    runAsNonRoot?: boolean;
+    capabilities?: { drop?: string[] };
+  };
+  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+  volumeMounts?: { name: string; mountPath: string }[];
+}
+interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string } };
+  terminationGracePeriodSeconds?: number;
+  topologySpreadConstraints?: { topologyKey: string; labelSelector: { matchLabels: Labels } }[];
+  volumes?: { name: string; emptyDir?: object }[];
+}
+interface Peer {
+  podSelector?: { matchLabels?: Labels };
+  namespaceSelector?: { matchLabels?: Labels };
+}
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: Meta;
+  data?: Labels;
+  spec?: {
+    replicas?: number;
+    template?: { metadata?: Meta; spec: PodSpec };
+    selector?: { matchLabels?: Labels };
+    podSelector?: { matchLabels: Labels };
+    policyTypes?: string[];
+    ingress?: { from?: Peer[]; ports?: { port: string | number }[] }[];
+    scaleTargetRef?: { name: string };
+    minReplicaCount?: number;
+    maxReplicaCount?: number;
+    maxReplicas?: number;
+    metrics?: { type: string; resource?: { name: string } }[];
+    triggers?: { type: string; metadata: Labels }[];
+    endpoints?: { port: string; path: string }[];
+    rules?: { http: { paths: { backend: { service: { name: string } } }[] } }[];
+  };
+}
+
+interface Tools {
+  helm: string;
+  python: string;
+}
+
+let tools: Tools;
+
+/** helm and kubernetes-validate's Python (with PyYAML) from the cache: installed when missing, never skipped. */
+function installTools(): Tools {
+  let helm = process.env.GUIDEPOST_HELM;
+  let validate = process.env.GUIDEPOST_KUBERNETES_VALIDATE;
+  if (!helm || !validate) {
+    const run = spawnSync(path.join(ROOT, 'scripts/helm/install-tools.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (run.status !== 0) throw new Error(`scripts/helm/install-tools.sh failed (exit ${run.status})`);
+    const found = Object.fromEntries(run.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    helm = found.HELM;
+    validate = found.KUBERNETES_VALIDATE;
+  }
+  if (!helm || !validate) throw new Error('scripts/helm/install-tools.sh named no helm or kubernetes-validate');
+  return { helm, python: path.join(path.dirname(validate), 'python') };
+}
+
+function helmTemplate(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(tools.helm, ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, ...args], { encoding: 'utf8' });
+}
+
+function render(...args: string[]): K8sObject[] {
+  const result = helmTemplate(args);
+  if (result.status !== 0) throw new Error(`helm template ${args.join(' ')} failed:\n${result.stderr}`);
+  const parsed = spawnSync(tools.python, ['-c', 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)'], {
+    input: result.stdout,
+    encoding: 'utf8',
+  });
+  if (parsed.status !== 0) throw new Error(`the rendering is not YAML:\n${parsed.stderr}`);
+  return JSON.parse(parsed.stdout) as K8sObject[];
+}
+
+function renderError(...args: string[]): string {
+  const result = helmTemplate(args);
+  expect(result.status).not.toBe(0);
+  return result.stderr;
+}
+
+const ofKind = (objects: K8sObject[], kind: string): K8sObject[] => objects.filter((object) => object.kind === kind);
+function named(objects: K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} in the rendering`);
+  return found;
+}
+const podLabels = (role: string): Labels => ({
+  'app.kubernetes.io/name': 'guidepost',
+  'app.kubernetes.io/instance': RELEASE,
+  'app.kubernetes.io/component': role,
+});
+const matches = (selector: Labels, labels: Labels | undefined): boolean =>
+  Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+
+const source = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
+
+/** What `runServiceHost` requires of every host, plus what each app's main.ts adds. */
+function requiredSettings(role: Role): string[] {
+  const host = source('libs/platform/host/src/service-host.ts');
+  const always = /const ALWAYS_REQUIRED[^=]*=\s*\[([^\]]*)\]/.exec(host);
+  const own = /requires:\s*\[([^\]]*)\]/.exec(source(`apps/${ENTRY[role]}/src/main.ts`));
+  if (!always) throw new Error('ALWAYS_REQUIRED not found in service-host.ts');
+  return [always[1], own?.[1] ?? ''].flatMap((list) => [...list.matchAll(/'(GUIDEPOST_[A-Z_]+)'/g)].map((match) => match[1]));
+}
+
+/** The roles that call `role`: those whose main.ts requires its service URL. */
+function callersFromCode(role: Role): Role[] {
+  return ROLES.filter((caller) => caller !== role && requiredSettings(caller).includes(`GUIDEPOST_${role.toUpperCase()}_SERVICE_URL`));
+}
+
+const CONTRACT_TOPICS: Record<string, Topic> = {
+  EventsAccepted,
+  ImportStaged,
+  EventExportRequested,
+  JobEventRecorded,
+  IngestionFilteringRulesChanged,
+  MailRequested,
+};
+
+/** Every `bus.subscribe({ topic, group })` of the ingestion service's code, with the group constant resolved. */
+function ingestionSubscriptions(): { topic: string; group: string }[] {
+  const files = [
+    ...readdirSync(path.join(ROOT, 'libs/ingestion/src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.consumer.ts'))
+      .map((file) => `libs/ingestion/src/${file}`),
+    'libs/platform/mail/src/mail-requested.consumer.ts',
+  ];
+  return files.flatMap((file) => {
+    const text = source(file);
+    return [...text.matchAll(/subscribe\(\{\s*topic:\s*(\w+),\s*group:\s*(\w+)/g)].map(([, topicName, groupConstant]) => {
+      const topic = CONTRACT_TOPICS[topicName];
+      const group = new RegExp(`const ${groupConstant}\\s*=\\s*'([^']+)'`).exec(text)?.[1];
+      if (!topic || !group) throw new Error(`${file}: subscription ${topicName}/${groupConstant} not understood; add it to this spec`);
+      return { topic: topic.name, group };
+    });
+  });
+}
+
+const SECRET_VALUES = {
+  adminToken: 'admin-token-sentinel-0123456789',
+  internalToken: 'internal-token-sentinel-0123456789abcdef',
+  databaseUrl: 'postgresql://guidepost:db-password-sentinel@pg:5432/guidepost',
+  clickhouseUrl: 'http://guidepost:ch-password-sentinel@clickhouse:8123/guidepost',
+  s3AccessKey: 's3-access-sentinel',
+  s3SecretKey: 's3-secret-sentinel-0123',
+  smtpUrl: 'smtp://mail:smtp-password-sentinel@smtp:587',
+};
+const withSecrets = Object.entries(SECRET_VALUES).flatMap(([key, value]) => ['--set-string', `secrets.${key}=${value}`]);
+
+beforeAll(() => {
+  tools = installTools();
+});
+
+describe('the Deployments', () => {
+  it('run one role each, with both probes, requests and limits, a restricted context and the grace period', () => {
+    const objects = render();
+    expect(ofKind(objects, 'Deployment').map((object) => object.metadata.name).sort()).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
+    for (const role of ROLES) {
+      const deployment = named(objects, 'Deployment', `${FULLNAME}-${role}`);
+      const pod = deployment.spec!.template!.spec;
+      expect(deployment.spec!.selector!.matchLabels).toEqual(podLabels(role));
+      expect(matches(podLabels(role), deployment.spec!.template!.metadata!.labels)).toBe(true);
+      expect(pod.containers).toHaveLength(1);
+      const [container] = pod.containers;
+      expect(container.command).toEqual(['node', `dist/apps/${ENTRY[role]}/src/main.js`]);
+      expect(source(`apps/${ENTRY[role]}/src/main.ts`)).toContain('runServiceHost');
+      expect(container.livenessProbe?.httpGet).toEqual({ path: '/health/live', port: 'http' });
+      expect(container.readinessProbe?.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+      expect(Object.keys(container.resources?.limits ?? {}).sort()).toEqual(['cpu', 'memory']);
+      expect(Object.keys(container.resources?.requests ?? {}).sort()).toEqual(['cpu', 'memory']);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true });
+      expect(container.securityContext?.capabilities?.drop).toContain('ALL');
+      // What must be writable is an emptyDir.
+      const emptyDirs = new Set((pod.volumes ?? []).filter((volume) => volume.emptyDir).map((volume) => volume.name));
+      expect(container.volumeMounts?.filter((mount) => emptyDirs.has(mount.name)).map((mount) => mount.mountPath).sort()).toEqual(['/data', '/tmp']);
+      // 25 s of shutdown grace (the default), then 5 s of preStop sleep and a 5 s margin.
+      expect(container.lifecycle?.preStop?.sleep?.seconds).toBe(5);
+      expect(pod.terminationGracePeriodSeconds).toBe(35);
+      expect(pod.topologySpreadConstraints?.map((constraint) => constraint.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+      for (const constraint of pod.topologySpreadConstraints ?? []) expect(constraint.labelSelector.matchLabels).toEqual(podLabels(role));
+      expect(named(objects, 'ServiceAccount', `${FULLNAME}-${role}`)).toBeDefined();
+      const budget = named(objects, 'PodDisruptionBudget', `${FULLNAME}-${role}`);
+      expect(budget.spec!.selector!.matchLabels).toEqual(podLabels(role));
+      const service = named(objects, 'Service', `${FULLNAME}-${role}`);
+      expect(service.spec!.selector).toEqual(podLabels(role));
+    }
+  });
+
+  it('derive terminationGracePeriodSeconds from GUIDEPOST_SHUTDOWN_GRACE_MS', () => {
+    const objects = render('--set', 'config.shutdownGraceMs=60500');
+    const config = named(objects, 'ConfigMap', `${FULLNAME}-config`);
+    expect(config.data!.GUIDEPOST_SHUTDOWN_GRACE_MS).toBe('60500');
+    for (const deployment of ofKind(objects, 'Deployment')) expect(deployment.spec!.template!.spec.terminationGracePeriodSeconds).toBe(61 + 5 + 5);
+  });
+
+  it('give every process the settings its host requires, with the service URLs of the in-cluster Services', () => {
+    const objects = render(...withSecrets);
+    const config = named(objects, 'ConfigMap', `${FULLNAME}-config`);
+    const secret = named(objects, 'Secret', `${FULLNAME}-secrets`);
+    expect(config.data!.GUIDEPOST_MIGRATE_ON_START).toBe('false');
+    for (const role of ROLES) {
+      const [container] = named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers;
+      expect(container.envFrom).toEqual([{ configMapRef: { name: config.metadata.name } }, { secretRef: { name: secret.metadata.name } }]);
+      const available = new Set([...Object.keys(config.data!), ...Object.keys(secret.data!)]);
+      expect(requiredSettings(role).filter((setting) => !available.has(setting))).toEqual([]);
+    }
+    for (const role of ROLES.filter((role) => role !== 'gateway')) {
+      const url = config.data![`GUIDEPOST_${role.toUpperCase()}_SERVICE_URL`];
+      expect(url).toBe(`http://${FULLNAME}-${role}.${NAMESPACE}.svc.cluster.local:8080`);
+      expect(named(objects, 'Service', `${FULLNAME}-${role}`).spec!.selector).toEqual(podLabels(role));
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('never appear in a ConfigMap; the chart-made Secret holds them', () => {
+    const objects = render(...withSecrets, '-f', path.join(CHART, 'values.yaml'));
+    const configMaps = ofKind(objects, 'ConfigMap');
+    expect(configMaps.length).toBeGreaterThan(0);
+    const everyConfigValue = configMaps.flatMap((configMap) => Object.entries(configMap.data ?? {}).flat()).join('\n');
+    for (const value of Object.values(SECRET_VALUES)) expect(everyConfigValue).not.toContain(value);
+    for (const key of ['TOKEN', 'DATABASE_URL', 'CLICKHOUSE_URL', 'ACCESS_KEY', 'SECRET_KEY', 'SMTP_URL']) expect(everyConfigValue).not.toContain(key);
+    const secret = named(objects, 'Secret', `${FULLNAME}-secrets`);
+    const decoded = Object.values(secret.data!).map((value) => Buffer.from(value, 'base64').toString('utf8'));
+    expect(decoded.sort()).toEqual(Object.values(SECRET_VALUES).sort());
+  });
+
+  it('come from an existing Secret when one is named: the chart makes none', () => {
+    const objects = render('--set', 'secrets.existingSecret=my-secrets');
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+    for (const deployment of ofKind(objects, 'Deployment')) {
+      expect(deployment.spec!.template!.spec.containers[0].envFrom).toContainEqual({ secretRef: { name: 'my-secrets' } });
+    }
+    const job = named(objects, 'Job', `${FULLNAME}-migrations`);
+    const refs = [...job.spec!.template!.spec.initContainers!, ...job.spec!.template!.spec.containers].flatMap((container) =>
+      (container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.name] : [])),
+    );
+    expect(new Set(refs)).toEqual(new Set(['my-secrets']));
+  });
+
+  it('refuse a secret setting in config.extraEnv', () => {
+    expect(renderError('--set', 'config.extraEnv.GUIDEPOST_ADMIN_TOKEN=abcdefabcdefabcdef')).toContain("invalid propertyName 'GUIDEPOST_ADMIN_TOKEN'");
+  });
+});
+
+describe('the NetworkPolicies', () => {
+  it('select each role\'s pods and admit only its callers (from the code) and Prometheus; the gateway alone is open', () => {
+    const objects = render();
+    const prometheus = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
+    expect(callersFromCode('ingestion').sort()).toEqual(['gateway', 'profile', 'segment']);
+    for (const role of ROLES) {
+      const policy = named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`);
+      expect(policy.spec!.podSelector!.matchLabels).toEqual(podLabels(role));
+      expect(policy.spec!.policyTypes).toEqual(['Ingress']);
+      const rules = policy.spec!.ingress!;
+      for (const rule of rules) expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+      const peers = rules.flatMap((rule) => rule.from ?? []);
+      if (role === 'gateway') {
+        expect(rules.some((rule) => rule.from === undefined)).toBe(true);
+      } else {
+        expect(rules.every((rule) => rule.from !== undefined && rule.from.length > 0)).toBe(true);
+        const podCallers = peers.filter((peer) => !peer.namespaceSelector).map((peer) => peer.podSelector!.matchLabels!['app.kubernetes.io/component']);
+        expect(podCallers.sort()).toEqual(callersFromCode(role).sort());
+        for (const peer of peers.filter((peer) => !peer.namespaceSelector)) expect(peer.podSelector!.matchLabels).toEqual(podLabels(peer.podSelector!.matchLabels!['app.kubernetes.io/component']));
+      }
+      expect(peers.filter((peer) => peer.namespaceSelector)).toEqual([prometheus]);
+    }
+  });
+
+  it('restrict the gateway to the peers named in values', () => {
+    const objects = render('-f', path.join(CHART, 'values-production.yaml'));
+    const rules = named(objects, 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!;
+    expect(rules.every((rule) => rule.from !== undefined)).toBe(true);
+    expect(rules[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
+  });
+});
+
+describe('scaling', () => {
+  it('scales the ingestion service with KEDA on the lag of its real topics and groups, never above the partitions', () => {
+    const objects = render('--set', 'keda.enabled=true', '--set', 'config.kafkaNamespace=prod', '--set', 'config.kafkaTopicPartitions=6');
+    const scaled = named(objects, 'ScaledObject', `${FULLNAME}-ingestion`);
+    expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
+    expect(scaled.spec!.scaleTargetRef!.name).toBe(`${FULLNAME}-ingestion`);
+    expect(scaled.spec!.maxReplicaCount).toBeLessThanOrEqual(6);
+    const expected = ingestionSubscriptions().map(({ topic, group }) => `prod.${topic} prod.${group}`);
+    expect(expected.length).toBeGreaterThanOrEqual(6);
+    const triggers = scaled.spec!.triggers!;
+    expect(triggers.every((trigger) => trigger.type === 'kafka' && trigger.metadata.bootstrapServers === 'kafka:9092')).toBe(true);
+    expect(triggers.map((trigger) => `${trigger.metadata.topic} ${trigger.metadata.consumerGroup}`).sort()).toEqual(expected.sort());
+    // KEDA makes the ingestion HPA; the chart makes only the gateway's.
+    expect(ofKind(objects, 'HorizontalPodAutoscaler').map((hpa) => hpa.metadata.name)).toEqual([`${FULLNAME}-gateway`]);
+    expect(named(objects, 'Deployment', `${FULLNAME}-ingestion`).spec!.replicas).toBeUndefined();
+  });
+
+  it('falls back to a CPU HPA for ingestion without KEDA, and gives the gateway one', () => {
+    const objects = render();
+    expect(ofKind(objects, 'ScaledObject')).toEqual([]);
+    for (const role of ['gateway', 'ingestion']) {
+      const hpa = named(objects, 'HorizontalPodAutoscaler', `${FULLNAME}-${role}`);
+      expect(hpa.spec!.scaleTargetRef!.name).toBe(`${FULLNAME}-${role}`);
+      expect(hpa.spec!.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+    }
+    expect(named(objects, 'HorizontalPodAutoscaler', `${FULLNAME}-ingestion`).spec!.maxReplicas).toBeLessThanOrEqual(6);
+  });
+
+  it('refuses more ingestion replicas than partitions', () => {
+    expect(renderError('--set', 'roles.ingestion.autoscaling.maxReplicas=8')).toContain('roles.ingestion.autoscaling.maxReplicas (8) is above config.kafkaTopicPartitions (6)');
+    expect(renderError('--set', 'roles.ingestion.autoscaling.enabled=false', '--set', 'roles.ingestion.replicas=7')).toContain('roles.ingestion.replicas (7) is above config.kafkaTopicPartitions (6)');
+  });
+});
+
+describe('the migrations', () => {
+  it('are a pre-install and pre-upgrade hook Job running every role\'s migrate, in order', () => {
+    const objects = render(...withSecrets);
+    const job = named(objects, 'Job', `${FULLNAME}-migrations`);
+    expect(job.metadata.annotations!['helm.sh/hook'].split(',').sort()).toEqual(['pre-install', 'pre-upgrade']);
+    const pod = job.spec!.template!.spec;
+    const steps = [...(pod.initContainers ?? []), ...pod.containers];
+    expect(steps.map((step) => step.command)).toEqual(ROLES.map((role) => ['node', `dist/apps/${ENTRY[role]}/src/main.js`, 'migrate']));
+    const ingestion = steps[steps.length - 1];
+    expect(ingestion.env?.map((variable) => variable.name)).toEqual(expect.arrayContaining(['GUIDEPOST_DATABASE_URL', 'GUIDEPOST_CLICKHOUSE_URL']));
+    for (const step of steps) expect(step.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
+    // What the Job needs exists before it: hooks with a lower weight.
+    const jobWeight = Number(job.metadata.annotations!['helm.sh/hook-weight']);
+    for (const kind of ['Secret', 'ServiceAccount']) {
+      const dependency = named(objects, kind, `${FULLNAME}-migrations`);
+      expect(dependency.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      expect(Number(dependency.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(jobWeight);
+    }
+    // The serving replicas never migrate.
+    expect(ofKind(objects, 'Deployment').flatMap((deployment) => deployment.spec!.template!.spec.containers.map((container) => container.command.join(' ')))).not.toContain('migrate');
+  });
+});
+
+describe('options', () => {
+  it('routes the Ingress to the gateway only', () => {
+    const objects = render('--set', 'ingress.enabled=true');
+    const ingress = named(objects, 'Ingress', FULLNAME);
+    const backends = ingress.spec!.rules!.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service.name));
+    expect(new Set(backends)).toEqual(new Set([`${FULLNAME}-gateway`]));
+  });
+
+  it('scrapes /metrics of every process with a ServiceMonitor', () => {
+    expect(ofKind(render(), 'ServiceMonitor')).toEqual([]);
+    const objects = render('--set', 'monitoring.serviceMonitor.enabled=true');
+    const monitor = named(objects, 'ServiceMonitor', FULLNAME);
+    expect(monitor.spec!.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
+    const selected = ofKind(objects, 'Service').filter((service) => matches(monitor.spec!.selector!.matchLabels!, service.metadata.labels));
+    expect(selected.map((service) => service.metadata.name).sort()).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
+  });
+});
+
+describe('values.schema.json', () => {
+  it('fails a wrong value with the schema\'s message', () => {
+    const message = renderError('--set', 'roles.gateway.replicas=-1');
+    expect(message).toContain('values don\'t meet the specifications of the schema');
+    expect(message).toMatch(/roles\/gateway\/replicas|roles\.gateway\.replicas/);
+    expect(renderError('--set', 'config.logLevel=loud')).toMatch(/logLevel/);
+    expect(renderError('--set', 'securityContext.readOnlyRootFilesystem=false')).toMatch(/readOnlyRootFilesystem/);
+  });
+
+  it('refuses the alert rules and dashboards that are not in the chart yet', () => {
+    expect(renderError('--set', 'monitoring.prometheusRule.enabled=true')).toMatch(/prometheusRule/);
+    expect(renderError('--set', 'monitoring.dashboards.enabled=true')).toMatch(/dashboards/);
+  });
+});
