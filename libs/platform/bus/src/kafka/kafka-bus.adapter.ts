@@ -22,6 +22,7 @@ import { ClientKafka } from '@nestjs/microservices';
 import { type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
 import type { Topic } from '@guidepost/contracts-events';
 import { AppConfig } from '@guidepost/platform-config';
+import { reasonOf } from '@guidepost/platform-failures';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { DeadLetterRecorder } from '../dead-letter-recorder.port';
 import { MessageBus, type OutgoingMessage, type Subscription } from '../message-bus.port';
@@ -29,7 +30,7 @@ import { KafkaBusMetrics } from './kafka-bus-metrics';
 import { kafkaLogCreator } from './kafka-log';
 import { produceRequestsOf, redeliveryRecord } from './kafka-records';
 import { createMissingTopics, KafkaNames, MAX_MESSAGE_BYTES, type TopicLayout } from './kafka-topics';
-import { PermanentPublishError, publishFailure } from './publish-errors';
+import { PermanentPublishError, producerSessionLost, publishFailure, TransientPublishError } from './publish-errors';
 import { HANDLER_RETRY, type RetryPolicy } from '../delivery/retry';
 import { SubscriptionConsumer } from './subscription-consumer';
 
@@ -69,6 +70,9 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
   private readonly topicNames: Set<string>;
   private readonly consumers: SubscriptionConsumer[] = [];
   private producer: Producer | undefined;
+  /** A new producer session being started (see `produce`). */
+  private renewing: Promise<void> | undefined;
+  private stopped = false;
   private started = false;
 
   constructor(
@@ -141,36 +145,73 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
    * calls before this global module's, and they may still publish while they stop.
    */
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.renewing;
     this.producer = undefined;
     await this.client.close();
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<void> {
-    const producer = this.producer;
-    if (!producer) throw new Error('the Kafka producer is not connected');
     const unknown = messages.find((message) => !this.topicNames.has(message.topic));
     if (unknown) throw new PermanentPublishError(`message ${unknown.id} is for ${unknown.topic}, which is not a topic of the contracts`);
     for (const request of produceRequestsOf(messages, MAX_REQUEST_BYTES)) {
-      try {
-        await producer.sendBatch({ topicMessages: request.map((entry) => ({ ...entry, topic: this.names.topic(entry.topic) })), acks: -1 });
-      } catch (error) {
-        throw publishFailure(error, request.map((entry) => entry.topic));
-      }
+      const topics = request.map((entry) => entry.topic);
+      await this.produce(topics, (producer) =>
+        producer.sendBatch({ topicMessages: request.map((entry) => ({ ...entry, topic: this.names.topic(entry.topic) })), acks: -1 }),
+      );
       for (const { topic, messages: sent } of request) this.metrics.published.inc({ topic }, sent.length);
     }
   }
 
   /** Produces the message to its topic again, marked for `group`: the other groups' consumers pass over it. */
   async redeliver(message: OutgoingMessage, group: string): Promise<void> {
-    const producer = this.producer;
-    if (!producer) throw new Error('the Kafka producer is not connected');
     if (!this.topicNames.has(message.topic)) throw new PermanentPublishError(`message ${message.id} is for ${message.topic}, which is not a topic of the contracts`);
-    try {
-      await producer.send({ topic: this.names.topic(message.topic), messages: [redeliveryRecord(message, group)], acks: -1 });
-    } catch (error) {
-      throw publishFailure(error, [message.topic]);
-    }
+    await this.produce([message.topic], (producer) =>
+      producer.send({ topic: this.names.topic(message.topic), messages: [redeliveryRecord(message, group)], acks: -1 }),
+    );
     this.metrics.published.inc({ topic: message.topic });
+  }
+
+  /**
+   * Runs one produce request, turning its failure into the bus's failure classes. When the broker has
+   * lost this producer's session (it restarted while a batch was in flight, and now refuses every
+   * sequence number), the idempotent producer can never recover on its own: a new one is started (a
+   * new producer id) before the failure is thrown, so the relay's next attempt goes through. A message
+   * the old session may have written is then written again, which consumers tolerate.
+   */
+  private async produce(topics: readonly string[], send: (producer: Producer) => Promise<unknown>): Promise<void> {
+    try {
+      await send(await this.connectedProducer());
+    } catch (error) {
+      const failure = publishFailure(error, topics);
+      if (producerSessionLost(error)) await this.renewProducer(failure.message);
+      throw failure;
+    }
+  }
+
+  /** The producer, connecting a new one when the last renewal could not (the broker was still away). */
+  private async connectedProducer(): Promise<Producer> {
+    if (this.producer) return this.producer;
+    if (this.stopped) throw new TransientPublishError('the Kafka bus is stopping');
+    await this.renewProducer('the Kafka producer is not connected');
+    if (!this.producer) throw new TransientPublishError('the Kafka producer is not connected; the broker cannot be reached');
+    return this.producer;
+  }
+
+  /** Closes the producer and connects a new one, once at a time; leaves none when the broker cannot be reached. */
+  private renewProducer(reason: string): Promise<void> {
+    this.renewing ??= (async () => {
+      this.logger.warn(`starting a new Kafka producer session: ${reason}`);
+      this.producer = undefined;
+      await this.client.close().catch(() => undefined);
+      try {
+        this.producer = await this.client.connect();
+      } catch (error) {
+        await this.client.close().catch(() => undefined);
+        this.logger.warn(`the new Kafka producer could not connect, trying again with the next publish: ${reasonOf(error)}`);
+      }
+    })().finally(() => (this.renewing = undefined));
+    return this.renewing;
   }
 
   subscribe<T extends Topic>(subscription: Subscription<T>): void {
@@ -202,8 +243,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
   }
 
   private async sendDeadLetter(topic: string, record: Message): Promise<void> {
-    if (!this.producer) throw new Error('the Kafka producer is not connected');
-    await this.producer.send({ topic, messages: [record], acks: -1 });
+    await this.produce([topic], (producer) => producer.send({ topic, messages: [record], acks: -1 }));
   }
 
   /** The kafkajs client ClientKafka made; consumers and the admin share its connections' settings. */

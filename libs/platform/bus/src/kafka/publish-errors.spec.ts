@@ -1,5 +1,5 @@
 import { KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
-import { PermanentPublishError, publishFailure, TransientPublishError } from './publish-errors';
+import { PermanentPublishError, producerSessionLost, publishFailure, TransientPublishError } from './publish-errors';
 
 function protocolError(type: string, retriable: boolean): KafkaJSProtocolError {
   return new KafkaJSProtocolError({ type, code: 0, retriable, message: `broker said ${type}` } as unknown as Error);
@@ -25,5 +25,13 @@ describe('publish failures', () => {
     const failure = publishFailure(unavailable, ['t']);
     expect(failure).toBeInstanceOf(TransientPublishError);
     expect(failure).toMatchObject({ transient: true, cause: unavailable });
+  });
+
+  it('tells when the broker lost the producer session, so a new producer is needed, and keeps the failure transient', () => {
+    const lost = new KafkaJSNumberOfRetriesExceeded(protocolError('OUT_OF_ORDER_SEQUENCE_NUMBER', false), { retryCount: 8, retryTime: 30_000 });
+    expect(producerSessionLost(lost)).toBe(true);
+    expect(publishFailure(lost, ['t'])).toBeInstanceOf(TransientPublishError);
+    expect(producerSessionLost(protocolError('UNKNOWN_PRODUCER_ID', false))).toBe(true);
+    expect(producerSessionLost(protocolError('MESSAGE_TOO_LARGE', false))).toBe(false);
   });
 });
