@@ -3,19 +3,29 @@
 # unless they are there already at the pinned versions:
 #   - helm, built with `go install` from the Go module proxy into <cache>/bin/helm (module and build
 #     caches in <cache>/gomod and <cache>/gobuild, like scripts/infra/servers/minio.sh);
-#   - kubernetes-validate from PyPI into a virtual environment <cache>/kubernetes-validate-<version>.
-# Prints two lines on stdout, `HELM=<path>` and `KUBERNETES_VALIDATE=<path>`; everything else goes
-# to stderr. A cold helm build takes a few minutes on 2 cores; afterwards this returns at once.
+#   - kubernetes-validate from PyPI, with its dependencies pinned in requirements.txt beside this
+#     script, into a virtual environment <cache>/kubernetes-validate-<version>-<digest of the pins>;
+#   - the CRDs of the operators the chart targets, from their Go modules (the module proxy, into
+#     <cache>/gomod): KEDA's ScaledObject and the Prometheus operator's ServiceMonitor.
+# Prints on stdout `HELM=<path>`, `KUBERNETES_VALIDATE=<path>` and `CRDS=<file> <file>...`;
+# everything else goes to stderr. A cold helm build takes a few minutes on 2 cores; afterwards this
+# returns at once.
 #
 # Usage: scripts/helm/install-tools.sh
 set -euo pipefail
 
 readonly HELM_MODULE=helm.sh/helm/v3
 readonly HELM_VERSION=v3.22.0
-readonly KUBERNETES_VALIDATE_VERSION=1.37.0
+readonly KEDA_MODULE=github.com/kedacore/keda/v2@v2.18.1
+readonly PROMETHEUS_OPERATOR_MODULE=github.com/prometheus-operator/prometheus-operator@v0.85.0
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly REQUIREMENTS=$SCRIPT_DIR/requirements.txt
 CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
 readonly HELM_BIN=$CACHE_DIR/bin/helm
-readonly KV_VENV=$CACHE_DIR/kubernetes-validate-$KUBERNETES_VALIDATE_VERSION
+KUBERNETES_VALIDATE_VERSION=$(sed -n 's/^kubernetes-validate==//p' "$REQUIREMENTS")
+readonly KUBERNETES_VALIDATE_VERSION
+KV_VENV=$CACHE_DIR/kubernetes-validate-$KUBERNETES_VALIDATE_VERSION-$(sha256sum "$REQUIREMENTS" | cut -c1-12)
+readonly KV_VENV
 
 log() { printf '[helm-tools] %s\n' "$*" >&2; }
 die() {
@@ -55,14 +65,30 @@ install_kubernetes_validate() {
   rm -rf "$KV_VENV"
   {
     "$python" -m venv "$KV_VENV" &&
-      "$KV_VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
-        "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" &&
+      "$KV_VENV/bin/python" -m pip install --disable-pip-version-check --no-input --no-deps --requirement "$REQUIREMENTS" &&
+      "$KV_VENV/bin/python" -m pip check &&
       "$KV_VENV/bin/kubernetes-validate" --version
   } >>"$install_log" 2>&1 || {
     tail -n 30 "$install_log" >&2
     die "installing kubernetes-validate failed"
   }
   touch "$KV_VENV/.complete"
+}
+
+# Prints the folder of a Go module, downloading it into the module cache when missing.
+module_dir() {
+  local dir
+  dir=$(cd "$CACHE_DIR" && env GOMODCACHE="$CACHE_DIR/gomod" GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || true
+  [[ -n $dir && -d $dir ]] || die "go mod download $1 failed"
+  printf '%s\n' "$dir"
+}
+
+crd_files() {
+  local keda prometheus_operator
+  keda=$(module_dir "$KEDA_MODULE")
+  prometheus_operator=$(module_dir "$PROMETHEUS_OPERATOR_MODULE")
+  printf '%s %s\n' "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" \
+    "$prometheus_operator/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
 }
 
 main() {
@@ -72,8 +98,10 @@ main() {
   flock 9
   install_helm
   install_kubernetes_validate
+  local crds
+  crds=$(crd_files)
   exec 9>&-
-  printf 'HELM=%s\nKUBERNETES_VALIDATE=%s\n' "$HELM_BIN" "$KV_VENV/bin/kubernetes-validate"
+  printf 'HELM=%s\nKUBERNETES_VALIDATE=%s\nCRDS=%s\n' "$HELM_BIN" "$KV_VENV/bin/kubernetes-validate" "$crds"
 }
 
 main "$@"

@@ -3,7 +3,8 @@
 #   1. `helm lint --strict` over the default values, the production example and a matrix of options;
 #   2. each of those renderings (`helm template`) validated with `kubernetes-validate --strict`
 #      against the oldest Kubernetes the chart claims (Chart.yaml's kubeVersion) and the newest one
-#      kubernetes-validate knows;
+#      kubernetes-validate knows; the custom resources (ScaledObject, ServiceMonitor), which
+#      kubernetes-validate does not know, against their operators' CRDs (validate-custom-resources.py);
 #   3. the render specs (test/helm/*.helm-spec.ts, jest), which check what a reviewer would by hand.
 # helm and kubernetes-validate are installed into the cache when missing (scripts/helm/install-tools.sh).
 # Nothing is skipped: a missing tool is installed or the run fails.
@@ -16,6 +17,8 @@ readonly NEWEST_KUBERNETES=1.37.0
 tools=$(scripts/helm/install-tools.sh)
 HELM=$(sed -n 's/^HELM=//p' <<<"$tools")
 KUBERNETES_VALIDATE=$(sed -n 's/^KUBERNETES_VALIDATE=//p' <<<"$tools")
+read -r -a crds <<<"$(sed -n 's/^CRDS=//p' <<<"$tools")"
+PYTHON=$(dirname "$KUBERNETES_VALIDATE")/python
 export GUIDEPOST_HELM=$HELM GUIDEPOST_KUBERNETES_VALIDATE=$KUBERNETES_VALIDATE
 
 # ">=1.30.0-0" in Chart.yaml: the oldest version the chart claims.
@@ -33,7 +36,7 @@ matrix=(
   "existing-secret|--set secrets.existingSecret=guidepost-secrets"
   "ingress-on|--set ingress.enabled=true --set ingress.className=nginx --set ingress.tls[0].secretName=tls --set ingress.tls[0].hosts[0]=guidepost.example.com"
   "network-policy-off|--set networkPolicy.enabled=false"
-  "everything-on|--set monitoring.serviceMonitor.enabled=true --set keda.enabled=true --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set config.kafkaNamespace=prod"
+  "everything-on|--set monitoring.serviceMonitor.enabled=true --set keda.enabled=true --set keda.authenticationRef=kafka-auth --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set config.kafkaNamespace=prod"
 )
 
 rendered=$(mktemp -d)
@@ -55,13 +58,14 @@ for entry in "${matrix[@]}"; do
       failures=$((failures + 1))
       continue
     fi
-    if ! validation=$("$KUBERNETES_VALIDATE" --strict --kubernetes-version "$version" "$rendered/$name.yaml" 2>&1); then
+    if ! validation=$("$KUBERNETES_VALIDATE" --strict --kubernetes-version "$version" "$rendered/$name.yaml" 2>&1) ||
+      ! validation=$("$PYTHON" scripts/helm/validate-custom-resources.py "$rendered/$name.yaml" "${crds[@]}" 2>&1); then
       echo "FAIL validate $name (Kubernetes $version)"
       echo "$validation" | sed 's/^/    /'
       failures=$((failures + 1))
       continue
     fi
-    echo "ok   $name: lint --strict, template, kubernetes-validate --strict (Kubernetes $version), $(grep -c '^kind:' "$rendered/$name.yaml") objects"
+    echo "ok   $name: lint --strict, template, kubernetes-validate --strict (Kubernetes $version), $(grep -c '^kind:' "$rendered/$name.yaml") objects, ${validation##*$'\n'}"
   done
 done
 ((failures == 0)) || { echo "$failures chart check(s) failed" >&2; exit 1; }
