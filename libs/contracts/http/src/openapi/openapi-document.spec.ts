@@ -2,6 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Type } from '@sinclair/typebox';
 import { PUBLIC_API_VERSION } from '../api-version';
+import { MAX_CONDITION_DEPTH } from '../schemas/exports.schema';
 import { buildOpenApiDocument } from './openapi-document';
 import { SchemaComponents } from './schema-components';
 
@@ -141,6 +142,26 @@ describe('buildOpenApiDocument', () => {
     expect(validate(request([['or', ['flow_id', '==', 'f'], ['and', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']]]]))).toBe(true);
     expect(validate(request([['name', '==', 'a', 'extra']]))).toBe(false);
     expect(validate(request([['or', ['name', 'between', 1]]]))).toBe(false);
+    let nested: unknown[] = ['name', 'is null'];
+    for (let depth = 1; depth <= MAX_CONDITION_DEPTH; depth += 1) nested = ['and', nested];
+    expect(validate(request([nested]))).toBe(true);
+    expect(validate(request([['or', nested]]))).toBe(false);
+  });
+
+  it('has no schema that refers back to itself, so generators of instances (schemathesis) terminate', () => {
+    const schemas = document.components['schemas'] as Record<string, unknown>;
+    const refersTo = (name: string) =>
+      references(schemas[name]).map(([, target]) => target.replace('#/components/schemas/', '')).filter((target) => target in schemas);
+    const cycles: string[] = [];
+    const visit = (name: string, path: string[]): void => {
+      if (path.includes(name)) {
+        cycles.push([...path.slice(path.indexOf(name)), name].join(' -> '));
+        return;
+      }
+      for (const target of new Set(refersTo(name))) visit(target, [...path, name]);
+    };
+    for (const name of Object.keys(schemas)) visit(name, []);
+    expect(cycles).toEqual([]);
   });
 
   it('describes a real content record and a job as they are returned', () => {

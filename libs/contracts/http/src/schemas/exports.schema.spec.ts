@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { EventExportRequestSchema } from './exports.schema';
+import { EventExportRequestSchema, MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES, MAX_CONDITIONS } from './exports.schema';
 
 // The same ajv settings the platform's validators use (draft-07, no coercion).
 const validate = addFormats(new Ajv({ strict: false })).compile(EventExportRequestSchema);
@@ -28,6 +28,8 @@ describe('EventExportRequestSchema', () => {
     ['a bad condition inside a conjunction', [['or', ['name', '==', 'a'], ['name', 'between', 1]]]],
     ['a condition that is not an array', ['name == a']],
     ['a comparison with an object value', [['name', '==', { a: 1 }]]],
+    ['a like pattern that is not text', [['name', 'like', 1]]],
+    ['a field named like a conjunction', [['and', '==', 'a']]],
   ])('refuses %s', (_case, conditions) => {
     expect(validate(request(conditions))).toBe(false);
   });
@@ -44,5 +46,22 @@ describe('EventExportRequestSchema', () => {
     expect(validate({ ...request([]), page: 2 })).toBe(false);
     expect(validate({ ...request([]), format: 'xml' })).toBe(false);
     expect(validate({ ...request([]), time_zone: '4 hours' })).toBe(false);
+  });
+
+  it(`takes conjunctions nested ${MAX_CONDITION_DEPTH} deep, as the server does, and refuses one more level`, () => {
+    let condition: unknown[] = ['name', '==', 'a'];
+    for (let depth = 1; depth <= MAX_CONDITION_DEPTH; depth += 1) condition = [depth % 2 === 0 ? 'and' : 'or', condition, ['user_id', 'is null']];
+    expect(validate(request([condition]))).toBe(true);
+    expect(validate(request([['and', condition]]))).toBe(false);
+  });
+
+  it('states the server\'s limits on the number of conditions and compared values', () => {
+    const leaves = Array.from({ length: MAX_CONDITIONS }, (_, index) => ['flow_id', '==', `f${index}`]);
+    expect(validate(request(leaves))).toBe(true);
+    expect(validate(request([...leaves, ['name', 'is null']]))).toBe(false);
+    expect(validate(request([['or', ...leaves]]))).toBe(true);
+    const values = Array.from({ length: MAX_CONDITION_VALUES }, (_, index) => index);
+    expect(validate(request([['n', 'in', values]]))).toBe(true);
+    expect(validate(request([['n', 'in', [...values, -1]]]))).toBe(false);
   });
 });

@@ -44,12 +44,12 @@ export type ExportCondition =
   | [field: string, operator: NullOperator]
   | [conjunction: Conjunction, ...conditions: ExportCondition[]];
 
-const CONDITION_ID = 'ExportCondition';
-const self = { $ref: CONDITION_ID };
 const scalar = { type: ['string', 'number', 'boolean'], description: 'Compared value (a query parameter, never SQL text)' };
+const text = (description: string) => ({ type: 'string', maxLength: MAX_CONDITIONS_TEXT_LENGTH, description });
 const field = {
   type: 'string',
   minLength: 1,
+  maxLength: MAX_CONDITIONS_TEXT_LENGTH,
   not: { enum: [...CONJUNCTIONS] },
   description: `\`${EVENT_COLUMN_FIELDS.join('`, `')}\` (the event's columns) or any other name, which means the attribute of that name (\`flow_id\` is \`attributes.flow_id\`)`,
 };
@@ -62,28 +62,53 @@ const tuple = (items: object[], description: string) => ({
   maxItems: items.length,
   description,
 });
+const LIKE_OPERATORS = COMPARISON_OPERATORS.filter((operator) => operator.includes('like'));
+const EQUALITY_OPERATORS = COMPARISON_OPERATORS.filter((operator) => !operator.includes('like'));
 
-/**
- * Written as plain JSON Schema because TypeBox tuples have no rest element; `$id` makes the
- * conjunction form's `$ref` point back at the condition itself.
- */
-export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
-  $id: CONDITION_ID,
+/** The leaf of the grammar: one test of one field. Embedded once (a validator takes each `$id` once), referred to elsewhere. */
+const ExportComparisonSchema = {
+  $id: 'ExportComparison',
   anyOf: [
-    tuple([field, { enum: [...COMPARISON_OPERATORS] }, scalar], '`[field, operator, value]`; `like` family: `%` and `_` wildcards'),
+    tuple([field, { enum: EQUALITY_OPERATORS }, scalar], '`[field, "==" | "!=", value]`'),
+    tuple([field, { enum: LIKE_OPERATORS }, text('Pattern: `%` and `_` are wildcards, `\\` escapes')], '`[field, like operator, pattern]`'),
     tuple(
-      [field, { enum: [...MEMBERSHIP_OPERATORS] }, { type: 'array', items: scalar, minItems: 1 }],
+      [field, { enum: [...MEMBERSHIP_OPERATORS] }, { type: 'array', items: scalar, minItems: 1, maxItems: MAX_CONDITION_VALUES }],
       '`[field, "in" | "not in", [values]]`',
     ),
     tuple([field, { enum: [...NULL_OPERATORS] }], '`[field, "is null" | "is not null"]` (no value)'),
-    {
-      type: 'array',
-      items: [{ enum: [...CONJUNCTIONS] }],
-      additionalItems: self,
-      minItems: 2,
-      description: '`[conjunction, condition, condition, ...]`, nestable',
-    },
   ],
+  description: 'A comparison: `[field, operator, value]` or `[field, "is null" | "is not null"]`',
+};
+const comparison = { $ref: ExportComparisonSchema.$id };
+
+/**
+ * A condition at nesting `level` (1: an item of `conditions`): a comparison, or, while conjunctions
+ * may still nest (`MAX_CONDITION_DEPTH`), a conjunction of conditions of the next level. Written out
+ * level by level (`ExportCondition`, `ExportConditionLevel2` ... `ExportConditionLevel16`) instead of as
+ * one schema that refers to itself, so the schema states the limit the server applies and tools that
+ * generate requests from the document (schemathesis, hypothesis) stop nesting. Plain JSON Schema,
+ * because TypeBox tuples have no rest element; each level's `$id` makes it a component of its own.
+ */
+function conditionAt(level: number): object {
+  if (level > MAX_CONDITION_DEPTH) return comparison;
+  const conjunction = {
+    type: 'array',
+    items: [{ enum: [...CONJUNCTIONS] }],
+    additionalItems: conditionAt(level + 1),
+    minItems: 2,
+    // No maxItems: `conditions` already bounds the comparisons of a request together, and a bound on
+    // every level would make schemathesis' coverage phase build arrays of a thousand conditions per level.
+    description: `\`[conjunction, condition, condition, ...]\`, nestable ${MAX_CONDITION_DEPTH} deep`,
+  };
+  return {
+    $id: level === 1 ? 'ExportCondition' : `ExportConditionLevel${level}`,
+    anyOf: [level === 1 ? ExportComparisonSchema : comparison, conjunction],
+    description: `A condition inside ${level - 1} conjunction${level === 2 ? '' : 's'} (see \`ExportCondition\`)`,
+  };
+}
+
+export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
+  ...conditionAt(1),
   description:
     `A filter condition. Operators: ${[...COMPARISON_OPERATORS, ...MEMBERSHIP_OPERATORS, ...NULL_OPERATORS].map((op) => `\`${op}\``).join(', ')}. ` +
     `Conjunctions: \`and\`, \`or\`. Anything else is answered with 400 naming the offending condition. Limits, all ` +
@@ -111,7 +136,10 @@ export const EventExportRequestSchema = Type.Object(
           'columns `name`, `timestamp`, `user_id` and one `attributes.<key>` column per attribute key seen (sorted)',
       },
     ),
-    conditions: Type.Array(ExportConditionSchema, { description: 'Filter; top-level conditions are joined with AND; `[]` selects all events' }),
+    conditions: Type.Array(ExportConditionSchema, {
+      maxItems: MAX_CONDITIONS,
+      description: 'Filter; top-level conditions are joined with AND; `[]` selects all events',
+    }),
     start_time: instant('Start of the range'),
     end_time: Type.Optional(instant('End of the range')),
     email: Type.Optional(
