@@ -49,6 +49,8 @@ export class OutboxRelay {
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private stopped = true;
+  /** Looks at the outbox that failed in a row (the database is down): they space the next looks out. */
+  private failedPolls = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -90,13 +92,33 @@ export class OutboxRelay {
       return;
     }
     this.polling = this.startLanes()
-      .catch((error: unknown) => this.logger.error(`relay failed: ${String(error)}`))
+      .then(() => this.pollSucceeded(), (error: unknown) => this.pollFailed(error))
       .finally(() => {
         this.polling = undefined;
         const again = this.pollAgain;
         this.pollAgain = false;
-        this.schedule(again ? 0 : POLL_INTERVAL_MS);
+        this.schedule(again ? 0 : this.pollDelayMs());
       });
+  }
+
+  /**
+   * The outbox could not be read: while the database is down (a transient failure) that is said once,
+   * and the relay looks again less and less often (up to `MAX_TRANSIENT_BACKOFF_MS`), instead of logging
+   * an error four times a second for the length of the outage.
+   */
+  private pollFailed(error: unknown): void {
+    this.failedPolls += 1;
+    if (classifyFailure(error) !== 'transient') this.logger.error(`relay failed: ${reasonOf(error)}`);
+    else if (this.failedPolls === 1) this.logger.warn(`the outbox cannot be read, retrying until the database answers: ${reasonOf(error)}`);
+  }
+
+  private pollSucceeded(): void {
+    if (this.failedPolls > 0) this.logger.log(`the outbox can be read again after ${this.failedPolls} failed looks`);
+    this.failedPolls = 0;
+  }
+
+  private pollDelayMs(): number {
+    return this.failedPolls === 0 ? POLL_INTERVAL_MS : Math.min(MAX_TRANSIENT_BACKOFF_MS, POLL_INTERVAL_MS * 2 ** Math.min(this.failedPolls, 10));
   }
 
   /** Starts a lane for every topic with messages due that has none running. */
