@@ -7,6 +7,7 @@ import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { StartupError } from '@guidepost/platform-config';
+import { settlesWithin } from '@guidepost/platform-scheduling';
 
 const DATABASE_NAME = 'guidepost';
 const USER = 'guidepost';
@@ -230,7 +231,7 @@ async function startServer(binaries: PostgresBinaries, prefix: string[], databas
       process.off('exit', stopOnExit);
       if (!running) return;
       child.kill('SIGINT');
-      if (!(await within(exited, STOP_TIMEOUT_MS))) {
+      if (!(await settlesWithin(exited, STOP_TIMEOUT_MS))) {
         child.kill('SIGQUIT');
         await exited;
       }
@@ -372,16 +373,6 @@ function lastLine(output: string): string {
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
   return lines.at(-1) ?? '';
-}
-
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function isAlive(pid: number): boolean {

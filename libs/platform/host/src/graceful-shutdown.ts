@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { ReadinessProbe } from '@guidepost/platform-observability';
+import { settlesWithin } from '@guidepost/platform-scheduling';
 
 /**
  * The share of the grace period that in-flight requests get to finish; the rest is for the workers,
@@ -91,7 +92,7 @@ async function drainHttp(app: NestFastifyApplication, budgetMs: number): Promise
     // `return503OnClosing: false`, even those arriving on a connection already open), then runs its
     // plugins' onClose hooks; Nest's close later finds it closed.
     const closed = app.getHttpAdapter().close() as Promise<void>;
-    if (await within(closed, budgetMs)) return 0;
+    if (await settlesWithin(closed, budgetMs)) return 0;
     const open = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
     server.closeAllConnections();
     await closed;
@@ -101,12 +102,3 @@ async function drainHttp(app: NestFastifyApplication, budgetMs: number): Promise
   }
 }
 
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

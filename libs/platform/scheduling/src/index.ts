@@ -1,1 +1,2 @@
 export { PeriodicTask, type PeriodicTaskOptions } from './periodic-task';
+export { settlesWithin } from './settles-within';
