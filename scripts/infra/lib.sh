@@ -54,6 +54,13 @@ MINIO_PORT=$(integer_setting GUIDEPOST_INFRA_MINIO_PORT 19000 1 65535)
 MINIO_CONSOLE_PORT=$(integer_setting GUIDEPOST_INFRA_MINIO_CONSOLE_PORT 19001 1 65535)
 readonly KAFKA_PORT KAFKA_CONTROLLER_PORT POSTGRES_PORT CLICKHOUSE_PORT MINIO_PORT MINIO_CONSOLE_PORT
 
+# The IPv4 address the servers listen on and hand to clients (Kafka advertises it): loopback unless
+# GUIDEPOST_INFRA_BIND_HOST says otherwise. scripts/cluster starts a second set (its own
+# GUIDEPOST_INFRA_DIR and ports) on its pod bridge's host address, which pods can reach.
+BIND_HOST=${GUIDEPOST_INFRA_BIND_HOST:-127.0.0.1}
+[[ $BIND_HOST =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || die "GUIDEPOST_INFRA_BIND_HOST must be an IPv4 address, not '$BIND_HOST'"
+readonly BIND_HOST
+
 # Fixed credentials: these servers listen on loopback only and hold test data.
 readonly POSTGRES_USER=guidepost POSTGRES_PASSWORD=guidepost POSTGRES_DATABASE=guidepost
 readonly S3_ACCESS_KEY=guidepost S3_SECRET_KEY=guidepost-secret
@@ -101,7 +108,7 @@ running_pid() {
 }
 
 port_in_use() {
-  (: </dev/tcp/127.0.0.1/"$1") 2>/dev/null
+  (: </dev/tcp/"$BIND_HOST"/"$1") 2>/dev/null
 }
 
 http_ok() {

@@ -80,7 +80,7 @@ write_env_file() {
   {
     echo "# Written by scripts/infra/start.sh: endpoints of the test servers. Use: source $ENV_FILE"
     printf 'export %s=%q\n' \
-      GUIDEPOST_KAFKA_BROKERS "127.0.0.1:$KAFKA_PORT" \
+      GUIDEPOST_KAFKA_BROKERS "$BIND_HOST:$KAFKA_PORT" \
       GUIDEPOST_DATABASE_URL "$(postgres_url)" \
       GUIDEPOST_CLICKHOUSE_URL "$(clickhouse_url)" \
       GUIDEPOST_S3_ENDPOINT "$(minio_url)" \

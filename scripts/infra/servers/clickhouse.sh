@@ -18,12 +18,12 @@ clickhouse_prepare() {
 clickhouse_command() {
   SERVER_ENV=()
   SERVER_COMMAND=(
-    node "$CLICKHOUSE_MAIN" --host 127.0.0.1 --port "$CLICKHOUSE_PORT" --path "$(state_dir clickhouse)/data"
+    node "$CLICKHOUSE_MAIN" --host "$BIND_HOST" --port "$CLICKHOUSE_PORT" --path "$(state_dir clickhouse)/data"
   )
 }
 
-clickhouse_ready() { http_ok "http://127.0.0.1:$CLICKHOUSE_PORT/ping"; }
-clickhouse_url() { printf 'http://127.0.0.1:%s' "$CLICKHOUSE_PORT"; }
+clickhouse_ready() { http_ok "http://$BIND_HOST:$CLICKHOUSE_PORT/ping"; }
+clickhouse_url() { printf 'http://%s:%s' "$BIND_HOST" "$CLICKHOUSE_PORT"; }
 clickhouse_ports() { echo "$CLICKHOUSE_PORT"; }
 clickhouse_stop_signal() { echo TERM; }
 clickhouse_extra_logs() { :; }

@@ -75,8 +75,8 @@ kafka_write_server_properties() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+listeners=PLAINTEXT://$BIND_HOST:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$BIND_HOST:$KAFKA_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
@@ -154,7 +154,7 @@ kafka_ready() {
       .then(() => admin.listTopics())
       .then(() => admin.describeGroups(["guidepost-infra-readiness"]))
       .then(() => process.exit(0), () => process.exit(1));
-  ' "127.0.0.1:$KAFKA_PORT")
+  ' "$BIND_HOST:$KAFKA_PORT")
 }
 
 kafka_ports() { echo "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; }

@@ -44,13 +44,13 @@ minio_command() {
     MINIO_BROWSER=off MINIO_UPDATE=off
   )
   SERVER_COMMAND=(
-    "$MINIO_BIN" server --quiet --address "127.0.0.1:$MINIO_PORT" --console-address "127.0.0.1:$MINIO_CONSOLE_PORT"
+    "$MINIO_BIN" server --quiet --address "$BIND_HOST:$MINIO_PORT" --console-address "$BIND_HOST:$MINIO_CONSOLE_PORT"
     "$(state_dir minio)/data"
   )
 }
 
 minio_ready() { http_ok "$(minio_url)/minio/health/live"; }
-minio_url() { printf 'http://127.0.0.1:%s' "$MINIO_PORT"; }
+minio_url() { printf 'http://%s:%s' "$BIND_HOST" "$MINIO_PORT"; }
 minio_ports() { echo "$MINIO_PORT" "$MINIO_CONSOLE_PORT"; }
 minio_stop_signal() { echo TERM; }
 minio_extra_logs() { :; }

@@ -39,6 +39,9 @@ postgres_prepare() {
     "${POSTGRES_AS_SERVER_USER[@]}" "$POSTGRES_BIN/initdb" --pgdata="$dir/data.partial" --username="$POSTGRES_USER" \
     --pwfile="$dir/password" --auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8
   rm -f "$dir/password"
+  # initdb lets in loopback clients only; with GUIDEPOST_INFRA_BIND_HOST on a bridge, its other hosts
+  # (the cluster's pods) connect from that subnet.
+  printf 'host all all samenet scram-sha-256\n' >>"$dir/data.partial/pg_hba.conf"
   # Single-user mode creates the database without starting a server or needing a client.
   run_logged "$(log_file postgres)" "postgres: creating database $POSTGRES_DATABASE" \
     "${POSTGRES_AS_SERVER_USER[@]}" "$POSTGRES_BIN/postgres" --single -D "$dir/data.partial" postgres \
@@ -62,7 +65,7 @@ postgres_command() {
   SERVER_ENV=()
   SERVER_COMMAND=(
     "${POSTGRES_AS_SERVER_USER[@]}" "$POSTGRES_BIN/postgres" -D "$(state_dir postgres)/data"
-    -c listen_addresses=127.0.0.1 -c port="$POSTGRES_PORT"
+    -c listen_addresses="$BIND_HOST" -c port="$POSTGRES_PORT"
     # TCP only: the default socket folder (/var/run/postgresql) may not exist or be writable.
     -c unix_socket_directories=
     # Five services, each with replicas and pools of ten, plus the test clients.
@@ -85,7 +88,7 @@ postgres_ready() {
 }
 
 postgres_url() {
-  printf 'postgres://%s:%s@127.0.0.1:%s/%s' "$POSTGRES_USER" "$POSTGRES_PASSWORD" "$POSTGRES_PORT" "$POSTGRES_DATABASE"
+  printf 'postgres://%s:%s@%s:%s/%s' "$POSTGRES_USER" "$POSTGRES_PASSWORD" "$BIND_HOST" "$POSTGRES_PORT" "$POSTGRES_DATABASE"
 }
 
 postgres_ports() { echo "$POSTGRES_PORT"; }
