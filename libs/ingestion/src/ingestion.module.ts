@@ -27,6 +27,7 @@ import { ImportRepository } from './imports/data-access/import.repository';
 import { JobEventsConsumer } from './jobs/api/job-events.consumer';
 import { InternalJobsController } from './jobs/api/internal-jobs.controller';
 import { JobsController } from './jobs/api/jobs.controller';
+import { JobMetrics } from './jobs/application/job-metrics';
 import { JobRegistry } from './jobs/application/job-registry.service';
 import { JobRepository } from './jobs/data-access/job.repository';
 
@@ -44,6 +45,7 @@ import { JobRepository } from './jobs/data-access/job.repository';
   controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController, InternalJobsController],
   providers: [
     JobRepository,
+    JobMetrics,
     JobRegistry,
     JobEventsConsumer,
     { provide: JobRegistryClient, useExisting: JobRegistry },

@@ -14,6 +14,7 @@ import { reportWaitingDeadLetters } from './dead-letters/dead-letter-metrics';
 import { DeadLetterStore } from './dead-letters/dead-letter-store';
 import { deadLettersControllerFor, deadLetterStoreToken } from './dead-letters/dead-letters.controller';
 import { MESSAGING_ENTITIES } from './messaging.entities';
+import { reportOutboxBacklog } from './outbox-metrics';
 import { OutboxRelay } from './outbox-relay';
 import { UnitOfWork } from './unit-of-work';
 
@@ -28,6 +29,7 @@ export interface ServiceDatabaseOptions {
 
 export const unitOfWorkToken = (schema: string): string => `UnitOfWork:${schema}`;
 const relayToken = (schema: string): string => `OutboxRelay:${schema}`;
+const outboxBacklogToken = (schema: string): string => `OutboxBacklog:${schema}`;
 
 /** Injects the `UnitOfWork` of the named service schema. */
 export const InjectUnitOfWork = (schema: string): ParameterDecorator => Inject(unitOfWorkToken(schema));
@@ -83,7 +85,8 @@ function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions)
 /**
  * One service's database: a TypeORM data source bound to the service's own schema (a service never
  * reads another's tables), its migrations, its unit of work, its outbox relay, and its dead letters
- * (the admin API at `/admin/v1/dead-letters/<schema>` and the `guidepost_dead_letters_waiting` gauge).
+ * (the admin API at `/admin/v1/dead-letters/<schema>` and the `guidepost_dead_letters_waiting` gauge), and
+ * the gauges of its outbox backlog.
  */
 @Module({})
 export class ServiceDatabaseModule {
@@ -120,6 +123,15 @@ export class ServiceDatabaseModule {
           useFactory: (dataSource: DataSource, relay: OutboxRelay) => new UnitOfWork(dataSource, () => relay.nudge()),
         },
         { provide: RelayLifecycle, inject: [relayToken(schema)], useFactory: (relay: OutboxRelay) => new RelayLifecycle(relay) },
+        {
+          // The backlog gauges, read at every scrape: nothing injects this provider, it only registers them.
+          provide: outboxBacklogToken(schema),
+          inject: [getDataSourceToken(schema), { token: MetricsRegistry, optional: true }],
+          useFactory: (dataSource: DataSource, registry: MetricsRegistry | undefined) => {
+            if (registry) reportOutboxBacklog(registry, schema, dataSource);
+            return schema;
+          },
+        },
         {
           provide: deadLetterStoreToken(schema),
           inject: [getDataSourceToken(schema), MessageBus, relayToken(schema), { token: MetricsRegistry, optional: true }],

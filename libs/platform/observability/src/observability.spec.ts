@@ -158,5 +158,16 @@ describe('observability', () => {
       eventStore.failure = undefined;
       expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     });
+
+    it('reports its last readiness answer as guidepost_ready, for the alert on a process that stays unready', async () => {
+      const readyGauge = async (): Promise<string | undefined> =>
+        (await (await fetch(`${base}/metrics`)).text()).split('\n').find((line) => line.startsWith('guidepost_ready '));
+      cache.failure = new Error('timeout');
+      await fetch(`${base}/health/ready`);
+      expect(await readyGauge()).toBe('guidepost_ready 0');
+      cache.failure = undefined;
+      await fetch(`${base}/health/ready`);
+      expect(await readyGauge()).toBe('guidepost_ready 1');
+    });
   });
 });

@@ -67,6 +67,17 @@ describe('EventSinkConsumer', () => {
     expect(await metric(metrics, 'guidepost_event_store_insert_rows')).toContain('guidepost_event_store_insert_rows_sum 4');
   });
 
+  it('measures each stored event from when it was received to the insert that made it readable', async () => {
+    const { sink, metrics } = sinkOver(recordingStore(inserts));
+    const written = sink.write([message('m1', 'a1', [event('e1'), event('e2')])]);
+    await jest.advanceTimersByTimeAsync(1_000);
+    await written;
+    const text = await metric(metrics, 'guidepost_event_capture_to_queryable_seconds');
+    expect(text).toContain('guidepost_event_capture_to_queryable_seconds_count 2');
+    expect(text).toContain('guidepost_event_capture_to_queryable_seconds_bucket{le="0.5"} 0');
+    expect(text).toContain('guidepost_event_capture_to_queryable_seconds_bucket{le="1"} 2');
+  });
+
   it('inserts at once when eventSinkMaxRows events are gathered', async () => {
     const { sink } = sinkOver(recordingStore(inserts), 3);
     const first = sink.write([message('m1', 'a1', [event('e1'), event('e2')])]);

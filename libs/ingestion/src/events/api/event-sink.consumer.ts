@@ -32,6 +32,7 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
   private readonly failedInserts: Counter;
   private readonly insertDuration: Histogram;
   private readonly insertRows: Histogram;
+  private readonly captureToQueryable: Histogram;
 
   constructor(
     private readonly bus: MessageBus,
@@ -59,6 +60,12 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
       name: 'guidepost_event_store_insert_rows',
       help: 'Events per successful insert into the event store: how well the sink gathers',
       buckets: [1, 10, 100, 1_000, 10_000, 50_000, MAX_EVENTS_PER_INSERT],
+      registers: [metrics],
+    });
+    this.captureToQueryable = new Histogram({
+      name: 'guidepost_event_capture_to_queryable_seconds',
+      help: 'From when the service received an event (tracked, or its import staged) to the insert that made it readable, per event',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
       registers: [metrics],
     });
   }
@@ -90,6 +97,16 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
       stopTimer();
       this.insertRows.observe(slice.length);
       this.written.inc(slice.length);
+      this.observeDelays(slice);
+    }
+  }
+
+  /** Each stored event's capture-to-queryable delay; an unreadable receive time (never stored so) is left out. */
+  private observeDelays(events: readonly AccountEvent[]): void {
+    const insertedAt = Date.now();
+    for (const { event } of events) {
+      const receivedAt = Date.parse(event.receivedAt);
+      if (!Number.isNaN(receivedAt)) this.captureToQueryable.observe(Math.max(0, insertedAt - receivedAt) / 1000);
     }
   }
 

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { EventsAccepted, type RecordedEvent } from '@guidepost/contracts-events';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { MetricsRegistry } from '@guidepost/platform-observability';
+import type { Counter } from 'prom-client';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { eventsAcceptedCounter } from './events-accepted';
 import { type BatchLimits, GroupCommit } from './group-commit';
 
 /**
@@ -27,7 +30,14 @@ export class EventIntake implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventIntake.name);
   private readonly commits = new GroupCommit<AcceptedEvent>((events) => this.commit(events), ACCEPTED_BATCH_LIMITS);
 
-  constructor(@InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork) {}
+  private readonly accepted: Counter<'intake'>;
+
+  constructor(
+    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    metrics: MetricsRegistry,
+  ) {
+    this.accepted = eventsAcceptedCounter(metrics);
+  }
 
   /** Resolves once the event is committed; rejects when the commit that carried it failed. */
   accept(accountId: string, event: RecordedEvent): Promise<void> {
@@ -48,6 +58,7 @@ export class EventIntake implements BeforeApplicationShutdown {
         }
         return Promise.resolve();
       });
+      this.accepted.inc({ intake: 'track' }, events.length);
     } catch (error) {
       // Every waiting request fails with this error: a 500, which clients retry (nothing was stored).
       this.logger.error(`${events.length} tracked event(s) could not be committed: ${String(error)}`);

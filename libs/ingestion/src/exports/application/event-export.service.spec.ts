@@ -6,9 +6,12 @@ import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-bl
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-http';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { EntityManager } from 'typeorm';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';
+import { JobMetrics } from '../../jobs/application/job-metrics';
 import type { JobRegistry } from '../../jobs/application/job-registry.service';
+import type { JobRepository } from '../../jobs/data-access/job.repository';
 import type { ExportRequestedPayload, ExportRequestFields } from './export-request';
 import { EventExportService } from './event-export.service';
 
@@ -77,7 +80,9 @@ function setUp(rows = 3) {
   const jobs = new CountingJobs();
   const { tx, emitted } = recordingTransaction();
   const unitOfWork = { run: <R>(work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
-  return { service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork), events, blobs, jobs, tx, emitted };
+  const metrics = new MetricsRegistry();
+  const jobMetrics = new JobMetrics(metrics, {} as JobRepository);
+  return { service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork, jobMetrics), events, blobs, jobs, tx, emitted, metrics };
 }
 
 const requested = (overrides: Partial<ExportRequestedPayload> = {}): ExportRequestedPayload => ({
@@ -141,7 +146,7 @@ describe('EventExportService.write', () => {
   });
 
   it('reads the store as the request asked, as of the request, and stores NDJSON under the job', async () => {
-    const { service, events, blobs } = setUp(2_000);
+    const { service, events, blobs, metrics } = setUp(2_000);
     const request = requested();
     await service.write(request);
 
@@ -162,6 +167,7 @@ describe('EventExportService.write', () => {
     expect(file.contentType).toBe('application/x-ndjson');
     expect(file.text.trimEnd().split('\n')).toHaveLength(2_000);
     expect(blobs.ttls).toEqual([EXPORT_LINK_TTL_SECONDS]);
+    expect(await metrics.getSingleMetricAsString('guidepost_job_rows_total')).toContain('guidepost_job_rows_total{job="Export Events"} 2000');
   });
 
   it('completes the job with the link, expiry, rows, format and runtime, and mails every address', async () => {

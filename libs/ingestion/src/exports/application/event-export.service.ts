@@ -4,6 +4,7 @@ import { type CreatedJob, type ExportCondition, JobName } from '@guidepost/contr
 import { BlobStore, exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { JobMetrics } from '../../jobs/application/job-metrics';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';
 import { compileExportConditions } from '../../events/domain/export-conditions';
@@ -25,6 +26,7 @@ export class EventExportService {
     private readonly blobs: BlobStore,
     private readonly jobs: JobRegistry,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly jobMetrics: JobMetrics,
   ) {}
 
   /** Checks the conditions and the range, then creates the job and announces the export. */
@@ -53,6 +55,7 @@ export class EventExportService {
     const outcome = await storeExportWithRetries(this.blobs, file, (output) => this.events.export(query, output));
     const finishedAt = new Date();
     if ('reason' in outcome) return (tx) => reportExportFailed(tx, job, outcome.reason, finishedAt);
+    this.jobMetrics.handledRows(JobName.ExportEvents, outcome.rows);
     return (tx) =>
       reportExportCompleted(tx, job, {
         artifact: outcome,

@@ -10,7 +10,8 @@ import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { importBlobKey } from '../domain/import-blob-key';
 import { withContent } from './upload-content';
 
-const JOB_NAMES: Readonly<Record<ImportKind, JobName>> = {
+/** The job each kind of import runs as. */
+export const IMPORT_JOB_NAMES: Readonly<Record<ImportKind, JobName>> = {
   [ImportKind.Profiles]: JobName.ImportProfiles,
   [ImportKind.Groups]: JobName.ImportGroups,
   [ImportKind.Events]: JobName.ImportEvents,
@@ -45,7 +46,7 @@ export class ImportStaging {
     const { bytes } = await this.blobs.put(blobKey, upload, CONTENT_TYPES[body.format]);
     try {
       return await this.unitOfWork.run(async (tx) => {
-        const job = await this.jobs.createJob({ accountId, name: JOB_NAMES[kind] }, tx);
+        const job = await this.jobs.createJob({ accountId, name: IMPORT_JOB_NAMES[kind] }, tx);
         const payload = { accountId, jobId: job.id, kind, format: body.format, blobKey, bytes, stagedAt: job.startedAt };
         tx.emit(ImportStaged, job.id, payload, `${job.id}:staged`);
         return job;

@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contracts-events';
+import { ImportKind, ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contracts-events';
 import { jobUrlOf } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
 import { TransientFailure } from '@guidepost/platform-failures';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import { MetricsRegistry } from '@guidepost/platform-observability';
+import type { Counter } from 'prom-client';
 import {
   csvRowBatches,
   type CsvRow,
@@ -16,8 +18,10 @@ import {
   type RecordFailure,
 } from '@guidepost/platform-http';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { eventsAcceptedCounter } from '../../events/application/events-accepted';
 import { FilteredItems } from '../../filtering/application/filtered-items';
 import { FilteringRules } from '../../filtering/application/filtering-rules.service';
+import { JobMetrics } from '../../jobs/application/job-metrics';
 import { JobRepository } from '../../jobs/data-access/job.repository';
 import { ImportRepository } from '../data-access/import.repository';
 import { ImportBatch } from '../domain/import-batch';
@@ -25,6 +29,7 @@ import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent, t
 import type { RowOutcome } from '../domain/import-rows';
 import type { RowProblem } from '../domain/row-failure';
 import { ImportBatchWriter } from './import-batch-writer';
+import { IMPORT_JOB_NAMES } from './import-staging.service';
 import { importTarget, type ImportTarget } from './import-targets';
 import { assertUtf8 } from './upload-content';
 
@@ -64,6 +69,7 @@ type ReadRecord = NdjsonValue | CsvRow | RecordFailure;
 export class ImportWorker implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ImportWorker.name);
   private stopping = false;
+  private readonly acceptedEvents: Counter<'intake'>;
 
   constructor(
     private readonly blobs: BlobStore,
@@ -74,7 +80,11 @@ export class ImportWorker implements BeforeApplicationShutdown {
     private readonly filtered: FilteredItems,
     private readonly config: AppConfig,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
-  ) {}
+    private readonly jobMetrics: JobMetrics,
+    metrics: MetricsRegistry,
+  ) {
+    this.acceptedEvents = eventsAcceptedCounter(metrics);
+  }
 
   /** The process is stopping: a running import stops at its next batch and is taken up again after the restart. */
   beforeApplicationShutdown(): void {
@@ -216,7 +226,10 @@ export class ImportWorker implements BeforeApplicationShutdown {
     );
     run.messageIds.push(...written.messageIds);
     tally.rowsRead += batch.rows;
-    tally.completed += kept.items.length - written.unstorable.length;
+    const accepted = kept.items.length - written.unstorable.length;
+    tally.completed += accepted;
+    this.jobMetrics.handledRows(IMPORT_JOB_NAMES[staged.kind], batch.rows);
+    if (staged.kind === ImportKind.Events) this.acceptedEvents.inc({ intake: 'import' }, accepted);
     tally.recordFailures([...batch.failures, ...written.unstorable].sort((a, b) => a.line - b.line));
     tally.filtered += kept.droppedNames.length;
     this.filtered.record('import', 'event', staged.accountId, kept.droppedNames);

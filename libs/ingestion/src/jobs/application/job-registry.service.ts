@@ -10,6 +10,7 @@ import { INITIAL_JOB_STATUS, jobStatusAfter } from '../domain/job-status';
 import type { JobEventEntity } from '../data-access/job-event.entity';
 import type { JobEntity } from '../data-access/job.entity';
 import { JobRepository } from '../data-access/job.repository';
+import { JobMetrics } from './job-metrics';
 
 export type RecordedJobEvent = PayloadOf<typeof JobEventRecorded>;
 
@@ -30,6 +31,7 @@ export class JobRegistry implements JobRegistryClient {
     private readonly jobs: JobRepository,
     private readonly config: AppConfig,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /**
@@ -95,7 +97,10 @@ export class JobRegistry implements JobRegistryClient {
       attributes: event.attributes,
     });
     const status = jobStatusAfter(job.status, event.name);
-    if (appended && status !== job.status) await this.jobs.updateStatus(tx.manager, job.id, status);
+    if (!appended || status === job.status) return;
+    await this.jobs.updateStatus(tx.manager, job.id, status);
+    // Counted before the commit: a rare transaction that fails after this counts its job twice once redelivered.
+    this.metrics.ended(job.name, status);
   }
 
   /** The account's most recent jobs, newest first (at most `JOB_LIST_LIMIT`). */

@@ -35,6 +35,15 @@ export class JobRepository {
     return row.count;
   }
 
+  /** Jobs in progress per name, and how long the oldest of each has run (the partial index `jobs_in_progress` serves it). */
+  async inProgressByName(): Promise<{ name: string; count: number; oldestAgeSeconds: number }[]> {
+    const rows: { name: string; count: number; oldest_age_seconds: number }[] = await this.jobs.query(
+      `SELECT name, count(*)::integer AS count, extract(epoch FROM now() - min(started_at))::float8 AS oldest_age_seconds
+         FROM ${INGESTION_SCHEMA}.jobs WHERE status = 'IN_PROGRESS' GROUP BY name`,
+    );
+    return rows.map((row) => ({ name: row.name, count: row.count, oldestAgeSeconds: Math.max(0, row.oldest_age_seconds) }));
+  }
+
   findRecent(accountId: string, limit: number): Promise<JobEntity[]> {
     return this.jobs.find({ where: { accountId }, order: { startedAt: 'DESC', id: 'DESC' }, take: limit });
   }

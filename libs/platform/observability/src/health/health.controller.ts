@@ -7,6 +7,8 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import { Gauge } from 'prom-client';
+import { MetricsRegistry } from '../metrics/metrics-registry';
 import { DataSources } from './data-sources';
 import type { ReadinessProbe } from './readiness-probe';
 import { ReadinessProbes } from './readiness-probes';
@@ -17,13 +19,23 @@ const PING_TIMEOUT_MS = 2000;
 /** Kubernetes-style probes. Unauthenticated: they reveal only up or down, and which dependency. */
 @Controller('health')
 export class HealthController {
+  /** The last readiness answer, for the alert on a process that stays unready (the orchestrator's probes keep it current). */
+  private readonly readyGauge: Gauge;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly typeOrm: TypeOrmHealthIndicator,
     private readonly dataSources: DataSources,
     private readonly probes: ReadinessProbes,
     private readonly indicators: HealthIndicatorService,
-  ) {}
+    registry: MetricsRegistry,
+  ) {
+    this.readyGauge = new Gauge({
+      name: 'guidepost_ready',
+      help: '1 when the last readiness check (GET /health/ready) passed, 0 when it failed; absent before the first one',
+      registers: [registry],
+    });
+  }
 
   /** The process is up and serving HTTP. */
   @Get('live')
@@ -43,8 +55,11 @@ export class HealthController {
       ...this.probes.all().map((probe) => () => this.probe(probe)),
     ];
     try {
-      return await this.health.check(pings);
+      const result = await this.health.check(pings);
+      this.readyGauge.set(1);
+      return result;
     } catch (error) {
+      this.readyGauge.set(0);
       if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException(`not ready: ${failuresOf(error)}`);
       throw error;
     }
