@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds Guidepost's two images from deploy/Dockerfile with podman, on the local base image that
+# install-tools.sh makes (this machine reaches no image registry):
+#   localhost/guidepost-service:<tag>      the five roles of the distributed shape (target `service`)
+#   localhost/guidepost-standalone:<tag>   the one-process shape (target `standalone`)
+# The tag defaults to package.json's version. The labels carry that version and the git commit. On
+# a warm cache only the layers after a changed file are rebuilt (the npm install is kept while the
+# package files are unchanged; the TypeScript build reruns on any source change).
+# Prints on stdout, for the scripts that read it:
+#   CONTAINERS_CONF=<file>          (podman must be run with it on this machine)
+#   SERVICE_IMAGE=<reference>
+#   STANDALONE_IMAGE=<reference>
+#   SERVICE_IMAGE_BYTES=<size>      and STANDALONE_IMAGE_BYTES=<size> (uncompressed, as podman counts)
+# Progress goes to stderr; the build's own output to <cache>/images-build.log.
+#
+# Usage: scripts/images/build.sh [--tag TAG]
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+readonly SCRIPT_DIR REPO_ROOT
+readonly SERVICE_REPOSITORY=localhost/guidepost-service
+readonly STANDALONE_REPOSITORY=localhost/guidepost-standalone
+CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
+readonly CACHE_DIR
+readonly BUILD_LOG=$CACHE_DIR/images-build.log
+
+log() { printf '[images] %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# Prints the value of KEY from the KEY=value lines in TEXT.
+setting() {
+  local key=$1 text=$2
+  sed -n "s/^$key=//p" <<<"$text" | tail -n 1
+}
+
+package_version() {
+  node -p 'require(process.argv[1]).version' "$REPO_ROOT/package.json"
+}
+
+# The commit the images are built from; a tree with uncommitted changes says so.
+revision() {
+  local commit
+  commit=$(git -C "$REPO_ROOT" rev-parse HEAD 2>/dev/null) || {
+    printf 'unknown'
+    return
+  }
+  git -C "$REPO_ROOT" diff --quiet HEAD -- apps libs tools package.json package-lock.json deploy 2>/dev/null || commit+=-modified
+  printf '%s' "$commit"
+}
+
+source_url() {
+  git -C "$REPO_ROOT" remote get-url origin 2>/dev/null || printf 'unknown'
+}
+
+# The CA bundle this machine's Node trusts for the registry.
+ca_bundle() {
+  local bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
+  [[ -f $bundle ]] || die "no CA bundle at $bundle (set NODE_EXTRA_CA_CERTS to the one npm needs)"
+  printf '%s' "$bundle"
+}
+
+build_target() {
+  local target=$1 image=$2 base=$3 version=$4
+  log "building $image (target $target; log: $BUILD_LOG)"
+  # --network host: the npm install in the build stage reaches the registry as the host does, trusting
+  # the same authorities (NODE_EXTRA_CA_CERTS or the system bundle), passed as a secret, not a layer.
+  podman build --pull=never --network host --layers --secret "id=npm_ca,src=$(ca_bundle)" \
+    --file "$REPO_ROOT/deploy/Dockerfile" --target "$target" --tag "$image" \
+    --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" \
+    --build-arg "REVISION=$(revision)" --build-arg "SOURCE=$(source_url)" \
+    "$REPO_ROOT" >>"$BUILD_LOG" 2>&1 || {
+    tail -n 40 "$BUILD_LOG" >&2
+    die "building $image failed"
+  }
+}
+
+image_bytes() {
+  podman image inspect --format '{{.Size}}' "$1"
+}
+
+main() {
+  local tag=''
+  while (($# > 0)); do
+    case $1 in
+      --tag)
+        (($# >= 2)) || die '--tag needs a value'
+        tag=$2
+        shift 2
+        ;;
+      *) die "unknown argument '$1' (usage: scripts/images/build.sh [--tag TAG])" ;;
+    esac
+  done
+  local tools version
+  tools=$("$SCRIPT_DIR/install-tools.sh")
+  export CONTAINERS_CONF
+  CONTAINERS_CONF=$(setting CONTAINERS_CONF "$tools")
+  version=$(package_version)
+  tag=${tag:-$version}
+  [[ $tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "'$tag' is not a valid image tag"
+
+  local base service=$SERVICE_REPOSITORY:$tag standalone=$STANDALONE_REPOSITORY:$tag started=$SECONDS
+  base=$(setting BASE_IMAGE "$tools")
+  : >"$BUILD_LOG"
+  build_target service "$service" "$base" "$version"
+  build_target standalone "$standalone" "$base" "$version"
+  log "built both images in $((SECONDS - started)) s"
+  printf 'CONTAINERS_CONF=%s\nSERVICE_IMAGE=%s\nSTANDALONE_IMAGE=%s\nSERVICE_IMAGE_BYTES=%s\nSTANDALONE_IMAGE_BYTES=%s\n' \
+    "$CONTAINERS_CONF" "$service" "$standalone" "$(image_bytes "$service")" "$(image_bytes "$standalone")"
+}
+
+main "$@"
