@@ -6,7 +6,7 @@
 #   - kubernetes-validate from PyPI, with its dependencies pinned in requirements.txt beside this
 #     script, into a virtual environment <cache>/kubernetes-validate-<version>-<digest of the pins>;
 #   - the CRDs of the operators the chart targets, from their Go modules (the module proxy, into
-#     <cache>/gomod): KEDA's ScaledObject and the Prometheus operator's ServiceMonitor.
+#     <cache>/gomod): KEDA's ScaledObject and the Prometheus operator's ServiceMonitor and PrometheusRule.
 # Prints on stdout `HELM=<path>`, `KUBERNETES_VALIDATE=<path>` and `CRDS=<file> <file>...`;
 # everything else goes to stderr. A cold helm build takes a few minutes on 2 cores; afterwards this
 # returns at once.
@@ -87,8 +87,9 @@ crd_files() {
   local keda prometheus_operator
   keda=$(module_dir "$KEDA_MODULE")
   prometheus_operator=$(module_dir "$PROMETHEUS_OPERATOR_MODULE")
-  printf '%s %s\n' "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" \
-    "$prometheus_operator/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
+  printf '%s %s %s\n' "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" \
+    "$prometheus_operator/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" \
+    "$prometheus_operator/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"
 }
 
 main() {

@@ -3,7 +3,7 @@
 #   1. `helm lint --strict` over the default values, the production example and a matrix of options;
 #   2. each of those renderings (`helm template`) validated with `kubernetes-validate --strict`
 #      against the oldest Kubernetes the chart claims (Chart.yaml's kubeVersion) and the newest one
-#      kubernetes-validate knows; the custom resources (ScaledObject, ServiceMonitor), which
+#      kubernetes-validate knows; the custom resources (ScaledObject, ServiceMonitor, PrometheusRule), which
 #      kubernetes-validate does not know, against their operators' CRDs (validate-custom-resources.py);
 #   3. the render specs (test/helm/*.helm-spec.ts, jest), which check what a reviewer would by hand.
 # helm and kubernetes-validate are installed into the cache when missing (scripts/helm/install-tools.sh).
@@ -30,13 +30,14 @@ versions=("$oldest" "$NEWEST_KUBERNETES")
 matrix=(
   "default|"
   "production|-f $CHART/values-production.yaml"
-  "monitoring-on|--set monitoring.serviceMonitor.enabled=true"
+  "monitoring-on|--set monitoring.serviceMonitor.enabled=true --set monitoring.prometheusRule.enabled=true --set monitoring.dashboards.enabled=true"
+  "monitoring-labelled|--set monitoring.prometheusRule.enabled=true --set monitoring.prometheusRule.labels.release=kube-prometheus-stack --set monitoring.prometheusRule.runbookBaseUrl=https://git.example.com/guidepost/blob/v0.1.0/ --set monitoring.dashboards.enabled=true --set monitoring.dashboards.annotations.grafana_folder=Guidepost"
   "keda-on|--set keda.enabled=true"
   "keda-off-no-autoscaling|--set keda.enabled=false --set roles.ingestion.autoscaling.enabled=false --set roles.gateway.autoscaling.enabled=false"
   "existing-secret|--set secrets.existingSecret=guidepost-secrets"
   "ingress-on|--set ingress.enabled=true --set ingress.className=nginx --set ingress.tls[0].secretName=tls --set ingress.tls[0].hosts[0]=guidepost.example.com"
   "network-policy-off|--set networkPolicy.enabled=false"
-  "everything-on|--set monitoring.serviceMonitor.enabled=true --set keda.enabled=true --set keda.authenticationRef=kafka-auth --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set config.kafkaNamespace=prod"
+  "everything-on|--set monitoring.serviceMonitor.enabled=true --set monitoring.prometheusRule.enabled=true --set monitoring.dashboards.enabled=true --set keda.enabled=true --set keda.authenticationRef=kafka-auth --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set config.kafkaNamespace=prod"
 )
 
 rendered=$(mktemp -d)

@@ -91,7 +91,8 @@ interface K8sObject {
     maxReplicas?: number;
     metrics?: { type: string; resource?: { name: string } }[];
     triggers?: { type: string; metadata: Labels }[];
-    endpoints?: { port: string; path: string }[];
+    endpoints?: { port: string; path: string; relabelings?: { sourceLabels?: string[]; targetLabel: string }[] }[];
+    groups?: { name: string; rules: { alert: string; annotations: Labels; labels: Labels }[] }[];
     rules?: { http: { paths: { backend: { service: { name: string } } }[] } }[];
   };
 }
@@ -409,6 +410,44 @@ describe('options', () => {
     expect(monitor.spec!.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
     const selected = ofKind(objects, 'Service').filter((service) => matches(monitor.spec!.selector!.matchLabels!, service.metadata.labels));
     expect(selected.map((service) => service.metadata.name).sort()).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
+    // The dashboards and alerts select by guidepost_role, which the ServiceMonitor takes from each Service's component label.
+    expect(monitor.spec!.endpoints![0].relabelings).toEqual([
+      { sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'guidepost_role' },
+    ]);
+    expect(selected.map((service) => service.metadata.labels!['app.kubernetes.io/component']).sort()).toEqual([...ROLES].sort());
+  });
+
+  it('ships every generated alert rule in a PrometheusRule, runbook links under the base URL, with the labels its Prometheus selects', () => {
+    expect(ofKind(render(), 'PrometheusRule')).toEqual([]);
+    const objects = render(
+      '--set', 'monitoring.prometheusRule.enabled=true',
+      '--set', 'monitoring.prometheusRule.labels.release=kube-prometheus-stack',
+      '--set', 'monitoring.prometheusRule.runbookBaseUrl=https://git.example.com/guidepost/blob/v1/',
+    );
+    const rule = named(objects, 'PrometheusRule', FULLNAME);
+    expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+    const generated = JSON.parse(source('helm/guidepost/alerts/guidepost.rules.json')) as { groups: { rules: { alert: string; annotations: Labels }[] }[] };
+    const rendered = rule.spec!.groups!.flatMap((group) => group.rules);
+    const expected = generated.groups.flatMap((group) => group.rules);
+    expect(rendered.map((entry) => entry.alert)).toEqual(expected.map((entry) => entry.alert));
+    expect(rendered.length).toBeGreaterThanOrEqual(7);
+    for (const [index, entry] of rendered.entries()) {
+      expect(entry).toEqual({ ...expected[index], annotations: { ...expected[index].annotations, runbook_url: `https://git.example.com/guidepost/blob/v1/${expected[index].annotations.runbook_url}` } });
+    }
+  });
+
+  it('ships every generated dashboard as a ConfigMap the Grafana sidecar picks up', () => {
+    expect(ofKind(render(), 'ConfigMap').filter((map) => map.metadata.name.includes('dashboard'))).toEqual([]);
+    const objects = render('--set', 'monitoring.dashboards.enabled=true', '--set', 'monitoring.dashboards.annotations.grafana_folder=Guidepost');
+    const dashboards = readdirSync(path.join(CHART, 'dashboards')).filter((file) => file.endsWith('.json'));
+    expect(dashboards.length).toBe(4);
+    for (const file of dashboards) {
+      const map = named(objects, 'ConfigMap', `${FULLNAME}-dashboard-${file.replace(/\.json$/, '')}`);
+      expect(map.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+      expect(map.metadata.annotations).toEqual({ grafana_folder: 'Guidepost' });
+      expect(Object.keys(map.data!)).toEqual([`guidepost-${file}`]);
+      expect(JSON.parse(map.data![`guidepost-${file}`])).toEqual(JSON.parse(source(`helm/guidepost/dashboards/${file}`)));
+    }
   });
 });
 
@@ -421,8 +460,7 @@ describe('values.schema.json', () => {
     expect(renderError('--set', 'securityContext.readOnlyRootFilesystem=false')).toMatch(/readOnlyRootFilesystem/);
   });
 
-  it('refuses the alert rules and dashboards that are not in the chart yet', () => {
-    expect(renderError('--set', 'monitoring.prometheusRule.enabled=true')).toMatch(/prometheusRule/);
-    expect(renderError('--set', 'monitoring.dashboards.enabled=true')).toMatch(/dashboards/);
+  it('refuses a runbook base URL that is not an http(s) folder', () => {
+    expect(renderError('--set', 'monitoring.prometheusRule.runbookBaseUrl=docs')).toMatch(/runbookBaseUrl/);
   });
 });
