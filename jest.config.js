@@ -27,10 +27,13 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     {
-      // Adapters against the real servers that scripts/infra starts (Kafka, PostgreSQL, ClickHouse, MinIO).
+      // Adapters against real servers (Kafka, PostgreSQL, ClickHouse, MinIO): those of scripts/infra, or
+      // containers when GUIDEPOST_TEST_SERVERS=containers (test/containers).
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/containers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/containers/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/integration/require-infrastructure.ts'],
     },
     {

@@ -1,5 +1,6 @@
 import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from '../e2e/support/client';
 import type { DistributedSuite } from '@guidepost/tools-suite';
+import { releaseTestServers, useTestServers } from '../containers/test-servers';
 import { startSuite } from './support';
 
 /** What setup started, for teardown (both run in jest's parent process). */
@@ -7,9 +8,11 @@ const started = ((globalThis as { guidepostDistributedE2e?: { suite?: Distribute
 
 /**
  * The end-to-end suite of the standalone shape, run against the distributed shape: brings up every
- * service behind the gateway on the real servers, and points the specs at the gateway.
+ * service behind the gateway on the real servers (those GUIDEPOST_TEST_SERVERS selects), and points
+ * the specs at the gateway.
  */
 export default async function globalSetup(): Promise<void> {
+  await useTestServers();
   const suite = await startSuite();
   started.suite = suite;
   process.env[BASE_URL_VARIABLE] = suite.gatewayUrl;
@@ -19,4 +22,5 @@ export default async function globalSetup(): Promise<void> {
 
 export async function stopStartedSuite(): Promise<void> {
   await started.suite?.stop();
+  await releaseTestServers();
 }

@@ -169,11 +169,26 @@ async function ensureClickHouseDatabase(serverUrl: string, database: string): Pr
   const url = new URL(serverUrl);
   url.pathname = '/';
   url.searchParams.set('query', `CREATE DATABASE IF NOT EXISTS ${database}`);
-  const response = await fetch(url, { method: 'POST' });
+  const response = await fetch(withoutCredentials(url), { method: 'POST', headers: basicAuthorization(url) });
   if (!response.ok) throw new Error(`ClickHouse refused CREATE DATABASE ${database}: ${response.status} ${await response.text()}`);
   const withDatabase = new URL(serverUrl);
   withDatabase.pathname = `/${database}`;
   return withDatabase.toString().replace(/\/$/, '');
+}
+
+/** The URL without the user and password it names (fetch refuses a URL that carries credentials). */
+function withoutCredentials(url: URL): URL {
+  const bare = new URL(url);
+  bare.username = '';
+  bare.password = '';
+  return bare;
+}
+
+/** The credentials a URL names as an HTTP Basic Authorization header, which ClickHouse accepts; none when it names none. */
+function basicAuthorization(url: URL): Record<string, string> {
+  if (!url.username) return {};
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { Authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 /** The folder holding `nx.json` above `from` (this file runs from its source in tests and from `dist/`). */

@@ -1,0 +1,5 @@
+import { releaseTestServers } from './test-servers';
+
+export default async function globalTeardown(): Promise<void> {
+  await releaseTestServers();
+}
