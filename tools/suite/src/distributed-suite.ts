@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import type { Infrastructure } from './infrastructure';
 import { freeLoopbackPort } from './loopback-port';
-import { runToCompletion, ServiceProcess } from './service-process';
+import { type ProcessLauncher, runToCompletion, ServiceProcess } from './service-process';
 
 /** The processes of the distributed shape, one build, one entry point each. */
 export const SERVICE_ROLES = ['content', 'profile', 'ingestion', 'segment', 'gateway'] as const;
@@ -39,6 +39,8 @@ export interface SuiteOptions {
   readonly logLevel?: string;
   /** Extra settings for every process. */
   readonly env?: Record<string, string>;
+  /** What runs each process (this Node on `dist/` when absent; e.g. `containerLauncher` for an image). */
+  readonly launcher?: ProcessLauncher;
 }
 
 /**
@@ -63,13 +65,15 @@ export class DistributedSuite {
     const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
     const ports = await assignPorts(options);
     const env = await sharedEnvironment(options, adminToken, ports);
-    await Promise.all(SERVICE_ROLES.map((role) => runToCompletion(ENTRY_POINTS[role], ['migrate'], env, REPO_ROOT)));
+    await Promise.all(
+      SERVICE_ROLES.map((role) => runToCompletion({ name: `migrate-${role}`, entryPoint: ENTRY_POINTS[role], args: ['migrate'], env }, REPO_ROOT, options.launcher)),
+    );
 
     const processes = new Map<string, ServiceProcess>();
     for (const [name, port] of ports) {
       const role = roleOf(name);
       const processEnv = { ...env, GUIDEPOST_PORT: String(port), GUIDEPOST_DATA_DIR: join(options.runDir, name) };
-      processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT));
+      processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT, options.launcher));
     }
     const gatewayUrls = [...ports].filter(([name]) => roleOf(name) === 'gateway').map(([, port]) => `http://127.0.0.1:${port}`);
     const suite = new DistributedSuite(gatewayUrls, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes);

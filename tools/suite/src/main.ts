@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { containerLauncher, removeSuiteContainers } from './container-launcher';
 import { DistributedSuite } from './distributed-suite';
 import { infrastructureDir, loadInfrastructure } from './infrastructure';
 
-const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local]
+const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local] [--image IMAGE]
 Brings up the distributed shape (gateway, content, segment, profile and ingestion services) against the
-servers that scripts/infra/start.sh runs, and keeps it in the foreground until Ctrl-C.`;
+servers that scripts/infra/start.sh runs, and keeps it in the foreground until Ctrl-C (or SIGTERM).
+--image runs each process in a podman container of that service image (scripts/images/build.sh),
+named guidepost-<namespace>-<process>, instead of this Node on dist/.`;
 
 /** `npm run suite`: the whole distributed suite on this machine, for trying it out. */
 async function main(): Promise<void> {
@@ -14,6 +17,7 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '8080' },
       'ingestion-replicas': { type: 'string', default: '1' },
       namespace: { type: 'string', default: 'local' },
+      image: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -25,6 +29,10 @@ async function main(): Promise<void> {
   const ingestionReplicas = positiveInteger(values['ingestion-replicas'], '--ingestion-replicas');
   const runDir = join(infrastructureDir(), 'suite', values.namespace);
   process.stdout.write(`Starting the distributed suite (logs in ${runDir}) ...\n`);
+  // Containers are kept after they exit (their exit code tells how they stopped): the suite removes its own.
+  const removeContainers = async (): Promise<void> => {
+    if (values.image !== undefined) await removeSuiteContainers(values.namespace);
+  };
   const suite = await DistributedSuite.start({
     infrastructure: loadInfrastructure(),
     namespace: values.namespace,
@@ -32,6 +40,10 @@ async function main(): Promise<void> {
     ingestionReplicas,
     gatewayPort: port,
     adminToken: process.env['GUIDEPOST_ADMIN_TOKEN'],
+    launcher: values.image === undefined ? undefined : containerLauncher(values.image, values.namespace),
+  }).catch(async (error: unknown) => {
+    await removeContainers();
+    throw error;
   });
   process.stdout.write(
     [
@@ -42,10 +54,13 @@ async function main(): Promise<void> {
     ].join('\n') + '\n',
   );
   const stop = (): void => {
-    suite.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    suite
+      .stop()
+      .then(removeContainers)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -7,6 +7,20 @@ const READY_TIMEOUT_MS = 120_000;
 /** Past a process's own grace period (GUIDEPOST_SHUTDOWN_GRACE_MS, 25 s by default), as Kubernetes' 30 s are. */
 const STOP_GRACE_MS = 30_000;
 
+/** One run of an entry point of the build: which process of the suite, its arguments and settings. */
+export interface ProcessRun {
+  readonly name: string;
+  readonly entryPoint: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The command line that runs a process of the suite (spawned with the run's settings as its environment). */
+export type ProcessLauncher = (run: ProcessRun) => { readonly command: string; readonly args: readonly string[] };
+
+/** This Node on the build in `dist/`: how the suite runs by default. */
+export const nodeLauncher: ProcessLauncher = (run) => ({ command: process.execPath, args: [run.entryPoint, ...run.args] });
+
 /** How a process ended after `stop`. */
 export interface ProcessExit {
   readonly code: number | null;
@@ -29,6 +43,7 @@ export class ServiceProcess {
     private readonly env: NodeJS.ProcessEnv,
     readonly logFile: string,
     private readonly cwd: string,
+    private readonly launcher: ProcessLauncher = nodeLauncher,
   ) {}
 
   get url(): string {
@@ -43,7 +58,8 @@ export class ServiceProcess {
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     const log = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [this.entryPoint], { cwd: this.cwd, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launched = this.launcher({ name: this.name, entryPoint: this.entryPoint, args: [], env: this.env });
+    const child = spawn(launched.command, launched.args, { cwd: this.cwd, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     this.child = child;
@@ -100,9 +116,11 @@ export class ServiceProcess {
 }
 
 /** Runs an entry point to completion (a command such as `migrate`); rejects with its output on failure. */
-export function runToCompletion(entryPoint: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
+export function runToCompletion(run: ProcessRun, cwd: string, launcher: ProcessLauncher = nodeLauncher): Promise<string> {
+  const { entryPoint, args, env } = run;
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [entryPoint, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launched = launcher(run);
+    const child = spawn(launched.command, launched.args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
