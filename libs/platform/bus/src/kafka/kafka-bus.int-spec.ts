@@ -365,6 +365,25 @@ describe('Kafka bus', () => {
     await eventually(() => expect(received).toEqual([8 * MiB, 6 * MiB]));
   });
 
+  it('reports the lag of a partition from its owner only, once a rebalance handed it over', async () => {
+    const member = (b: MessageBus) => b.subscribe({ topic: Ordered, group: 'test.lag-owners', handle: () => Promise.resolve() });
+    const lagPartitions = async (metrics: MetricsRegistry): Promise<string[]> =>
+      [...(await metricText(metrics, 'guidepost_bus_consumer_lag')).matchAll(/group="test\.lag-owners",partition="(\d+)"/g)].map((match) => match[1]).sort();
+    const first = await startBus(member);
+    await eventually(() => first.readiness.check());
+    await first.bus.publish(range(24).map((n) => messageOf(Ordered, `lag-${n}`, { n })));
+    await eventually(async () => expect(await lagPartitions(first.metrics)).toEqual(range(6).map(String)));
+
+    const second = await startBus(member);
+    await eventually(() => Promise.all([first.readiness.check(), second.readiness.check()]));
+    await first.bus.publish(range(24).map((n) => messageOf(Ordered, `lag-again-${n}`, { n })));
+    await eventually(async () => {
+      const [ofFirst, ofSecond] = await Promise.all([lagPartitions(first.metrics), lagPartitions(second.metrics)]);
+      expect(ofSecond.length).toBeGreaterThan(0);
+      expect([...ofFirst, ...ofSecond].sort()).toEqual(range(6).map(String));
+    });
+  });
+
   it('shares the partitions of a topic between the members of one group', async () => {
     const received: [string[], string[]] = [[], []];
     const member = (index: 0 | 1) => (b: MessageBus) =>

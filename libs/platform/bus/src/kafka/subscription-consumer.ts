@@ -63,6 +63,8 @@ export class SubscriptionConsumer {
   private joined = false;
   /** The partitions of the last join, so that a rejoin that changes nothing is not logged again. */
   private assignment: string | undefined;
+  /** The partitions this member owns since its last join: the lag it reports is theirs only. */
+  private owned: readonly number[] = [];
   /** Why the consumer stopped for good (a crash kafkajs does not restart from), if it did. */
   private crashed: string | undefined;
 
@@ -131,6 +133,19 @@ export class SubscriptionConsumer {
     if (assigned === this.assignment) this.logger.debug(line);
     else this.logger.log(line);
     this.assignment = assigned;
+    this.forgetLagOfPartitionsHandedOver(partitions);
+  }
+
+  /**
+   * A rebalance handed some partitions to other members (a replica added, say): their lag is now
+   * reported by their new owner, so this member stops reporting its last value of it, which would
+   * otherwise stay in `guidepost_bus_consumer_lag` for ever and hide the real lag behind a stale one.
+   */
+  private forgetLagOfPartitionsHandedOver(partitions: readonly number[]): void {
+    for (const partition of this.owned) {
+      if (!partitions.includes(partition)) this.dependencies.metrics.lag.remove({ ...this.labels, partition });
+    }
+    this.owned = [...partitions];
   }
 
   /** kafkajs restarts a consumer after most crashes (it then joins again); one it gives up on makes the service unready. */
