@@ -59,6 +59,15 @@ export const ALERTS: readonly AlertDefinition[] = [
     summary: 'Consumer group {{ $labels.group }} is {{ $value }} messages behind and falling further behind',
   },
   {
+    // The lag gauge moves only when the group handles a batch: a group that hangs keeps its last lag, so a
+    // lag that no consumption follows for half an hour is a stall (long enough for the longest import).
+    alert: 'GuidepostConsumerStalled',
+    expr: `${LAG_PER_GROUP} > 0 and sum by (group) (rate(guidepost_bus_messages_consumed_total[30m])) == 0`,
+    for: '15m',
+    severity: 'critical',
+    summary: 'Consumer group {{ $labels.group }} has {{ $value }} messages to handle and has handled none for 45 minutes',
+  },
+  {
     alert: 'GuidepostConsumerWaiting',
     expr: 'max by (topic, group) (guidepost_bus_consumer_waiting) == 1',
     for: '10m',
