@@ -77,8 +77,11 @@ export function useSpecSuite(options: SuiteShape & { rateLimitPerSecond?: number
   };
 }
 
+/** Where a suite's events are: its ClickHouse URL, the database as the path (a suite, or a deployed release's). */
+export type EventStore = Pick<DistributedSuite, 'clickhouseUrl'>;
+
 /** Runs a query against the suite's own ClickHouse database and returns its rows. */
-export async function clickhouseRows<T>(suite: DistributedSuite, query: string): Promise<T[]> {
+export async function clickhouseRows<T>(suite: EventStore, query: string): Promise<T[]> {
   // The suite's URL names its database as the path, as the client reads it; the HTTP interface takes it as a parameter.
   const url = new URL(suite.clickhouseUrl);
   url.searchParams.set('database', url.pathname.slice(1));
@@ -153,7 +156,7 @@ export async function storedEvents(suite: DistributedSuite, accountId: string): 
  * after their commit (the process was killed before answering) are stored too, so the count can be
  * reached before the last acknowledged events are.
  */
-export async function missingNumbers(suite: DistributedSuite, accountId: string, acknowledged: readonly number[]): Promise<number[]> {
+export async function missingNumbers(suite: EventStore, accountId: string, acknowledged: readonly number[]): Promise<number[]> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const stored = new Set(await storedNumbers(suite, accountId));
@@ -164,7 +167,7 @@ export async function missingNumbers(suite: DistributedSuite, accountId: string,
 }
 
 /** The attribute `n` of every stored event of one account, ascending. */
-export async function storedNumbers(suite: DistributedSuite, accountId: string): Promise<number[]> {
+export async function storedNumbers(suite: EventStore, accountId: string): Promise<number[]> {
   const rows = await clickhouseRows<{ n: number }>(
     suite,
     `SELECT toUInt32(JSONExtractUInt(attributes, 'n')) AS n FROM events FINAL WHERE account_id = ${quoted(accountId)} ORDER BY n`,

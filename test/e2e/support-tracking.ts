@@ -29,15 +29,16 @@ export class Tracker {
 
   constructor(readonly account: TestAccount) {}
 
-  async run(concurrency = 8): Promise<void> {
-    await Promise.all(Array.from({ length: concurrency }, () => this.client()));
+  /** `pauseMs` between a client's requests keeps the load under the account's rate limit (0: as fast as answered). */
+  async run(concurrency = 8, pauseMs = 0): Promise<void> {
+    await Promise.all(Array.from({ length: concurrency }, () => this.client(pauseMs)));
   }
 
   stop(): void {
     this.stopped = true;
   }
 
-  private async client(): Promise<void> {
+  private async client(pauseMs: number): Promise<void> {
     while (!this.stopped) {
       const n = this.next++;
       let error: string | undefined;
@@ -55,6 +56,7 @@ export class Tracker {
       else this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
       // A refused request is retried by real clients after a pause; without one, an outage would be a busy loop.
       if (status !== 200) await delay(100);
+      else if (pauseMs > 0) await delay(pauseMs);
     }
   }
 }

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { missingNumbers } from '../distributed/support';
+import { createAccount } from '../e2e/support';
+import { Tracker } from '../e2e/support-tracking';
+import { release } from './require-release';
+
+const run = promisify(execFile);
+
+/** Two clients, a pause after each answer: well under the account's rate limit of 60 a second. */
+const LOAD_CLIENTS = 2;
+const LOAD_PAUSE_MS = 50;
+/** Load before and after the rollout, so that it spans the whole of it. */
+const SETTLE_MS = 5_000;
+
+interface PodList {
+  items: { metadata: { name: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] } }[];
+}
+
+async function releasePods(): Promise<PodList['items']> {
+  const { stdout } = await run(release('GUIDEPOST_CLUSTER_KUBECTL'), [
+    'get', 'pods', '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'),
+    '--selector', `app.kubernetes.io/instance=${release('GUIDEPOST_CLUSTER_RELEASE')}`, '--output', 'json',
+  ]);
+  return (JSON.parse(stdout) as PodList).items;
+}
+
+async function helmUpgrade(tag: string): Promise<void> {
+  await run(
+    release('GUIDEPOST_CLUSTER_HELM'),
+    [
+      'upgrade', release('GUIDEPOST_CLUSTER_RELEASE'), release('GUIDEPOST_CLUSTER_CHART'),
+      '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'), '--reuse-values', '--set', `image.tag=${tag}`,
+      '--wait', '--timeout', '10m',
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+describe('helm upgrade of the release to a new image tag', () => {
+  it('replaces every pod while a tracking load gets only 200s, and every acknowledged event is then in history', async () => {
+    const tag = release('GUIDEPOST_CLUSTER_UPGRADE_TAG');
+    const before = new Set((await releasePods()).map((pod) => pod.metadata.name));
+    const account = await createAccount();
+    const tracker = new Tracker(account);
+    const load = tracker.run(LOAD_CLIENTS, LOAD_PAUSE_MS);
+    try {
+      await delay(SETTLE_MS);
+      await helmUpgrade(tag);
+      await delay(SETTLE_MS);
+    } finally {
+      tracker.stop();
+      await load;
+    }
+
+    const after = await releasePods();
+    expect(after.filter((pod) => before.has(pod.metadata.name)).map((pod) => pod.metadata.name)).toEqual([]);
+    expect(after.flatMap((pod) => pod.spec.containers.map((container) => container.image)).filter((image) => !image.endsWith(`:${tag}`))).toEqual([]);
+    expect(tracker.outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
+    expect(tracker.acknowledged.length).toBeGreaterThan(100);
+    const eventStore = { clickhouseUrl: release('GUIDEPOST_CLUSTER_CLICKHOUSE_URL') };
+    expect(await missingNumbers(eventStore, account.id, tracker.acknowledged)).toEqual([]);
+  }, 900_000);
+});
