@@ -3,9 +3,11 @@
 # install-tools.sh makes (this machine reaches no image registry):
 #   localhost/guidepost-service:<tag>      the five roles of the distributed shape (target `service`)
 #   localhost/guidepost-standalone:<tag>   the one-process shape (target `standalone`)
-# The tag defaults to package.json's version. The labels carry that version and the git commit. On
-# a warm cache only the layers after a changed file are rebuilt (the npm install is kept while the
-# package files are unchanged; the TypeScript build reruns on any source change).
+# The tag defaults to package.json's version. The labels carry that version and the git commit. Both
+# images come from one snapshot of the tree (the build context, without what .dockerignore leaves
+# out), so edits made meanwhile cannot split them. On a warm cache only the layers after a changed
+# file are rebuilt (the npm install is kept while the package files are unchanged; the TypeScript
+# build reruns on any source change).
 # Prints on stdout, for the scripts that read it:
 #   CONTAINERS_CONF=<file>          (podman must be run with it on this machine)
 #   SERVICE_IMAGE=<reference>
@@ -63,16 +65,22 @@ ca_bundle() {
   printf '%s' "$bundle"
 }
 
+# Copies the build context into DIR.
+snapshot_context() {
+  local dir=$1
+  tar -C "$REPO_ROOT" --exclude-from=<(grep -v '^#' "$REPO_ROOT/.dockerignore" | sed '/^$/d') -cf - . | tar -C "$dir" -xf -
+}
+
 build_target() {
-  local target=$1 image=$2 base=$3 version=$4
+  local context=$1 target=$2 image=$3 base=$4 version=$5 revision=$6
   log "building $image (target $target; log: $BUILD_LOG)"
   # --network host: the npm install in the build stage reaches the registry as the host does, trusting
   # the same authorities (NODE_EXTRA_CA_CERTS or the system bundle), passed as a secret, not a layer.
   podman build --pull=never --network host --layers --secret "id=npm_ca,src=$(ca_bundle)" \
-    --file "$REPO_ROOT/deploy/Dockerfile" --target "$target" --tag "$image" \
+    --file "$context/deploy/Dockerfile" --target "$target" --tag "$image" \
     --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" \
-    --build-arg "REVISION=$(revision)" --build-arg "SOURCE=$(source_url)" \
-    "$REPO_ROOT" >>"$BUILD_LOG" 2>&1 || {
+    --build-arg "REVISION=$revision" --build-arg "SOURCE=$(source_url)" \
+    "$context" >>"$BUILD_LOG" 2>&1 || {
     tail -n 40 "$BUILD_LOG" >&2
     die "building $image failed"
   }
@@ -102,11 +110,15 @@ main() {
   tag=${tag:-$version}
   [[ $tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "'$tag' is not a valid image tag"
 
-  local base service=$SERVICE_REPOSITORY:$tag standalone=$STANDALONE_REPOSITORY:$tag started=$SECONDS
+  local base service=$SERVICE_REPOSITORY:$tag standalone=$STANDALONE_REPOSITORY:$tag started=$SECONDS commit
   base=$(setting BASE_IMAGE "$tools")
+  CONTEXT_DIR=$(mktemp -d "${TMPDIR:-/tmp}/guidepost-image-context.XXXXXX")
+  trap 'rm -rf "$CONTEXT_DIR"' EXIT
+  commit=$(revision)
+  snapshot_context "$CONTEXT_DIR"
   : >"$BUILD_LOG"
-  build_target service "$service" "$base" "$version"
-  build_target standalone "$standalone" "$base" "$version"
+  build_target "$CONTEXT_DIR" service "$service" "$base" "$version" "$commit"
+  build_target "$CONTEXT_DIR" standalone "$standalone" "$base" "$version" "$commit"
   log "built both images in $((SECONDS - started)) s"
   printf 'CONTAINERS_CONF=%s\nSERVICE_IMAGE=%s\nSTANDALONE_IMAGE=%s\nSERVICE_IMAGE_BYTES=%s\nSTANDALONE_IMAGE_BYTES=%s\n' \
     "$CONTAINERS_CONF" "$service" "$standalone" "$(image_bytes "$service")" "$(image_bytes "$standalone")"
