@@ -126,6 +126,14 @@ describe('graceful shutdown', () => {
     expect(Date.now() - began).toBeLessThan(5_000);
   });
 
+  it('answers a client that sends on its kept-alive connection as the stop begins, asking it to close, rather than closing it under the request', async () => {
+    const { app, port } = await started();
+    expect((await get(port, '/work/quick', agent)).status).toBe(200);
+    const stopping = shutDown({ app, graceMs: 10_000 }, 'SIGTERM');
+    await expect(get(port, '/work/quick', agent)).resolves.toEqual({ status: 200, connection: 'close', body: '{"done":true}' });
+    await stopping;
+  });
+
   it('answers readiness 503 once a stop has begun, and asks clients to close their connection', async () => {
     const { app, port } = await started();
     try {

@@ -12,6 +12,14 @@ import { settlesWithin } from '@guidepost/platform-scheduling';
 export const REQUESTS_SHARE_OF_GRACE = 0.6;
 /** How often connections that went idle while draining are closed (a keep-alive connection would stay open otherwise). */
 const IDLE_SWEEP_MS = 100;
+/**
+ * How long, at most, the listener stays open once a stop has begun (at most a quarter of the requests'
+ * budget): a client sending on a kept-alive connection meanwhile is answered with `Connection: close`
+ * and moves on. Closing that connection while it is idle instead races the client's next request,
+ * which then fails with the socket closed under it: behind a Service in a rolling update, the pod is
+ * already out of the endpoints, so those clients are the only traffic left.
+ */
+const CLOSE_NOTICE_MS = 500;
 
 /**
  * Readiness while the process stops: `GET /health/ready` answers 503 (`not ready: lifecycle (shutting down)`)
@@ -55,9 +63,9 @@ export interface ShutdownPlan {
 /**
  * An orderly stop, in the order that loses nothing:
  * 1. readiness answers 503, and responses say `Connection: close`;
- * 2. the listener closes (new connections are refused), idle keep-alive connections are closed, and
- *    in-flight requests finish and are answered normally, for at most `REQUESTS_SHARE_OF_GRACE` of the
- *    grace period, after which the connections still open are cut;
+ * 2. after `CLOSE_NOTICE_MS`, the listener closes (new connections are refused), idle keep-alive
+ *    connections are closed, and in-flight requests finish and are answered normally, for at most
+ *    `REQUESTS_SHARE_OF_GRACE` of the grace period, after which the connections still open are cut;
  * 3. the Nest application closes: the services' `beforeApplicationShutdown` (the track group commit
  *    drains, the import worker stops at its next batch, the event sink writes what it gathered), then
  *    the bus's consumers (Kafka: they finish the message in hand, commit and leave their groups), then
@@ -86,13 +94,15 @@ export async function shutDown(plan: ShutdownPlan, reason: string): Promise<void
  */
 async function drainHttp(app: NestFastifyApplication, budgetMs: number): Promise<number> {
   const server: Server = app.getHttpServer();
+  const noticeMs = Math.min(CLOSE_NOTICE_MS, Math.floor(budgetMs / 4));
+  await new Promise((done) => setTimeout(done, noticeMs));
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   try {
     // Fastify's close stops listening, closes idle connections, lets requests in flight finish (with
     // `return503OnClosing: false`, even those arriving on a connection already open), then runs its
     // plugins' onClose hooks; Nest's close later finds it closed.
     const closed = app.getHttpAdapter().close() as Promise<void>;
-    if (await settlesWithin(closed, budgetMs)) return 0;
+    if (await settlesWithin(closed, budgetMs - noticeMs)) return 0;
     const open = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
     server.closeAllConnections();
     await closed;
