@@ -18,30 +18,11 @@
 # Usage: scripts/images/build.sh [--tag TAG]
 set -euo pipefail
 
-SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
-readonly SCRIPT_DIR REPO_ROOT
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly SERVICE_REPOSITORY=localhost/guidepost-service
 readonly STANDALONE_REPOSITORY=localhost/guidepost-standalone
-CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
-readonly CACHE_DIR
 readonly BUILD_LOG=$CACHE_DIR/images-build.log
-
-log() { printf '[images] %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-# Prints the value of KEY from the KEY=value lines in TEXT.
-setting() {
-  local key=$1 text=$2
-  sed -n "s/^$key=//p" <<<"$text" | tail -n 1
-}
-
-package_version() {
-  node -p 'require(process.argv[1]).version' "$REPO_ROOT/package.json"
-}
 
 # The commit the images are built from; a tree with uncommitted changes says so.
 revision() {
@@ -103,7 +84,7 @@ main() {
     esac
   done
   local tools version
-  tools=$("$SCRIPT_DIR/install-tools.sh")
+  tools=$("$IMAGES_SCRIPTS_DIR/install-tools.sh")
   export CONTAINERS_CONF
   CONTAINERS_CONF=$(setting CONTAINERS_CONF "$tools")
   version=$(package_version)

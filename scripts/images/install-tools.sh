@@ -16,6 +16,8 @@
 #
 # Usage: scripts/images/install-tools.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly NODE_VERSION=20.20.2
 # The npm that Node 20 ships with, as in the official image.
@@ -24,17 +26,9 @@ readonly DEBIAN_SUITE=bookworm
 readonly DEBIAN_MIRROR=http://deb.debian.org/debian
 readonly BASE_IMAGE=localhost/guidepost-node-base:$NODE_VERSION-$DEBIAN_SUITE
 readonly APT_PACKAGES=(podman buildah runc uidmap mmdebstrap)
-CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
-readonly CACHE_DIR
 readonly CONF_FILE=$CACHE_DIR/containers/containers.conf
 readonly BASE_BUILD_DIR=$CACHE_DIR/images/base
 readonly INSTALL_LOG=$CACHE_DIR/images-install.log
-
-log() { printf '[images] %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
 
 # Runs COMMAND with its output appended to the install log; on failure shows the log's end and stops.
 logged() {

@@ -20,9 +20,8 @@
 # Usage: scripts/images/test-images.sh
 set -euo pipefail
 
-SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
-readonly SCRIPT_DIR REPO_ROOT
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly READY_TIMEOUT_SECONDS=180
 # podman stop's own timeout; past it the container is killed (exit 137). The hosts stop within
 # GUIDEPOST_SHUTDOWN_GRACE_MS (25 s by default).
@@ -34,12 +33,6 @@ readonly STANDALONE_SPECS='test/e2e/(content|events|imports|exports|jobs|gateway
 # run against both shapes by npm test already).
 readonly DISTRIBUTED_IGNORED='/(import-resilience|persistence|shutdown|start-up|dead-letters|schemathesis)\.e2e-spec\.ts$'
 readonly LABEL_PREFIX=org.opencontainers.image
-
-log() { printf '[test-images] %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
 
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/guidepost-images.XXXXXX")
 NAMESPACE=i$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
@@ -61,11 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Prints the value of KEY from KEY=value lines.
-setting() {
-  sed -n "s/^$1=//p" <<<"$2" | tail -n 1
-}
-
 free_port() {
   node -e 'const server = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(server.address().port); server.close(); });'
 }
@@ -76,7 +64,7 @@ label() {
 
 check_metadata() {
   local image=$1 title=$2 version user
-  version=$(node -p 'require(process.argv[1]).version' "$REPO_ROOT/package.json")
+  version=$(package_version)
   [[ $(label "$image" title) == "$title" ]] || die "$image: label $LABEL_PREFIX.title is '$(label "$image" title)', not $title"
   [[ $(label "$image" version) == "$version" ]] || die "$image: label $LABEL_PREFIX.version is '$(label "$image" version)', not package.json's $version"
   [[ $(label "$image" revision) =~ ^[0-9a-f]{40}(-modified)?$ ]] || die "$image: label $LABEL_PREFIX.revision is not a commit: '$(label "$image" revision)'"
@@ -201,7 +189,7 @@ prove_service() {
 
 main() {
   local started=$SECONDS images
-  images=$("$SCRIPT_DIR/build.sh")
+  images=$("$IMAGES_SCRIPTS_DIR/build.sh")
   export CONTAINERS_CONF
   CONTAINERS_CONF=$(setting CONTAINERS_CONF "$images")
   SERVICE_IMAGE=$(setting SERVICE_IMAGE "$images")
