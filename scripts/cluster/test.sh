@@ -132,8 +132,11 @@ run_specs() {
   (cd "$REPO_ROOT" && npx jest --config test/cluster/jest.config.js --selectProjects "$project" --runInBand)
 }
 
-# After `helm uninstall`, the namespace holds only what Kubernetes itself puts in every namespace.
+# After `helm uninstall`, the namespace holds only what Kubernetes itself puts in every namespace
+# (once the pods, which their Deployments' deletion stops, have run their graceful stop).
 check_uninstalled() {
+  kubectl_cmd wait --namespace "$NAMESPACE" --for=delete pods --all --timeout=120s >/dev/null ||
+    die "pods of the release still there 120s after helm uninstall"
   local resources leftovers
   resources=$(kubectl_cmd api-resources --namespaced --verbs=list -o name | grep -vxE 'events|events.events.k8s.io' | paste -sd, -)
   leftovers=$(kubectl_cmd get "$resources" --namespace "$NAMESPACE" --ignore-not-found -o name |
