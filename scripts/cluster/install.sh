@@ -2,7 +2,8 @@
 # Installs what a single-node Kubernetes cluster needs on this machine (see scripts/cluster/up.sh),
 # unless it is there already:
 #   - from Debian (apt-get): containerd, runc, the CNI plugins (bridge, host-local, loopback),
-#     conntrack (kube-proxy), etcd-server, iptables, socat (test.sh's load balancer);
+#     conntrack (kube-proxy), etcd-server, iptables, socat (test.sh's load balancer), gcc and
+#     libc6-dev (the static pause binary);
 #   - built from the Go module proxy into <cache>/kubernetes-<version>/bin (module and build caches
 #     in <cache>/gomod and <cache>/gobuild, like scripts/helm/install-tools.sh): kube-apiserver,
 #     kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl and coredns;
@@ -11,7 +12,8 @@
 # k8s.io/kubernetes cannot be built as a module by itself: its go.mod points its 33 staging modules
 # (k8s.io/api, k8s.io/client-go, ...) at folders the module zip leaves out. A wrapper module in the
 # cache requires it and replaces each of them with the published k8s.io/<name> v0.<minor>.<patch>.
-# A cold build is about 12 minutes of CPU on 2 cores; afterwards this returns at once.
+# A cold build took 24 minutes here (2 cores shared with other builds: 16 for the six kubernetes
+# binaries, 8 for coredns); afterwards this returns at once.
 # Prints `KUBERNETES_DIR=<folder>` on stdout; everything else goes to stderr.
 #
 # Usage: scripts/cluster/install.sh
@@ -24,7 +26,7 @@ readonly COREDNS_MODULE=github.com/coredns/coredns
 readonly COREDNS_VERSION=v1.15.0
 readonly KUBE_COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
 # podman (to build the sandbox image) comes with scripts/images/install-tools.sh.
-readonly APT_PACKAGES=(containerd runc containernetworking-plugins conntrack etcd-server iptables socat)
+readonly APT_PACKAGES=(containerd runc containernetworking-plugins conntrack etcd-server iptables socat gcc libc6-dev)
 
 go_env() {
   env GOMODCACHE="$CACHE_DIR/gomod" GOCACHE="$CACHE_DIR/gobuild" GOFLAGS="-mod=mod -trimpath" CGO_ENABLED=0 "$@"
@@ -88,7 +90,7 @@ build_kube_binaries() {
   local wrapper=$KUBERNETES_DIR/wrapper build_log=$KUBERNETES_DIR/build.log command packages=()
   write_wrapper_module "$wrapper"
   for command in "${KUBE_COMMANDS[@]}"; do packages+=("k8s.io/kubernetes/cmd/$command"); done
-  log "building ${KUBE_COMMANDS[*]} $KUBERNETES_VERSION, about 12 minutes on a cold cache (log: $build_log)"
+  log "building ${KUBE_COMMANDS[*]} $KUBERNETES_VERSION, about 15 minutes on a cold cache (log: $build_log)"
   mkdir -p "$KUBE_BIN.partial"
   (
     cd "$wrapper" &&
