@@ -273,6 +273,15 @@ describe('the Deployments', () => {
       expect(named(objects, 'Service', `${FULLNAME}-${role}`).spec!.selector).toEqual(podLabels(role));
     }
   });
+
+  it('write links with a base URL clients can reach: the one given, else the Ingress host, else the gateway Service', () => {
+    const publicUrl = (...args: string[]): string | undefined => named(render(...args), 'ConfigMap', `${FULLNAME}-config`).data!.GUIDEPOST_PUBLIC_URL;
+    expect(publicUrl()).toBe(`http://${FULLNAME}-gateway.${NAMESPACE}.svc.cluster.local:8080`);
+    expect(publicUrl('--set', 'ingress.enabled=true')).toBe('http://guidepost.example.com');
+    const tls = ['--set', 'ingress.tls[0].secretName=tls', '--set', 'ingress.tls[0].hosts[0]=guidepost.example.com'];
+    expect(publicUrl('--set', 'ingress.enabled=true', ...tls)).toBe('https://guidepost.example.com');
+    expect(publicUrl('--set', 'ingress.enabled=true', '--set', 'config.publicUrl=https://api.example.org')).toBe('https://api.example.org');
+  });
 });
 
 describe('secrets', () => {

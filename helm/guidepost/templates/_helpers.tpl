@@ -90,6 +90,24 @@ app.kubernetes.io/component: {{ . }}
 {{- printf "http://%s-%s.%s.svc.%s:%v" (include "guidepost.fullname" .root) .role .root.Release.Namespace .root.Values.clusterDomain .root.Values.service.port }}
 {{- end }}
 
+{{/*
+The public API's base URL, which every process writes into `url`, `job_url` and download links:
+config.publicUrl when set; else the Ingress's first host (https when a TLS entry names it); else the
+gateway Service's in-cluster URL. Never the process's own listen address, which no client can reach.
+*/}}
+{{- define "guidepost.publicUrl" -}}
+{{- if .Values.config.publicUrl -}}
+{{- .Values.config.publicUrl -}}
+{{- else if .Values.ingress.enabled -}}
+{{- $host := (first .Values.ingress.hosts).host -}}
+{{- $tlsHosts := list -}}
+{{- range .Values.ingress.tls }}{{ $tlsHosts = concat $tlsHosts (.hosts | default list) }}{{ end -}}
+{{- printf "%s://%s" (ternary "https" "http" (has $host $tlsHosts)) $host -}}
+{{- else -}}
+{{- include "guidepost.serviceUrl" (dict "root" . "role" "gateway") -}}
+{{- end -}}
+{{- end }}
+
 {{/* terminationGracePeriodSeconds: the shutdown grace (rounded up), the preStop sleep and a margin. */}}
 {{- define "guidepost.terminationGracePeriodSeconds" -}}
 {{- add (div (add .Values.config.shutdownGraceMs 999) 1000) .Values.preStopSleepSeconds .Values.terminationMarginSeconds }}
