@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -125,12 +125,12 @@ interface Answer {
  */
 function send(
   base: string,
-  options: { method?: string; path: string; headers?: OutgoingHttpHeaders },
+  options: { method?: string; path: string; headers?: OutgoingHttpHeaders; agent?: Agent },
   writeBody: (request: ReturnType<typeof httpRequest>) => Promise<void> | void = (request) => void request.end(),
 ): Promise<Answer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (response) => {
+    const request = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers, agent: options.agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
@@ -349,6 +349,32 @@ describe('GatewayProxy', () => {
       expect(answer.status).toBe(413);
       expect(json(answer)).toMatchObject({ detail: 'file exceeds the 200 MB limit' });
     }, 30_000);
+
+    it('lets a client still uploading read a refusal the service answered early, and keeps serving on its connection', async () => {
+      // As the services refuse a body over their limit: after its first bytes, draining the rest.
+      service.handle = async (request, reply) => {
+        const body = request.body as Readable;
+        await new Promise((refused) => body.once('data', refused));
+        body.resume();
+        return reply.code(413).send({ status: 413, title: 'Payload Too Large', detail: 'the body exceeds the 20 MB limit' });
+      };
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const headers = { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': 21 * MB };
+      const path = '/v2/accounts/acme/import/events';
+      const answer = await send(base, { method: 'POST', path, headers, agent }, async (request) => {
+        // Slowly, so that most of the body is still to come when the refusal is back at the gateway.
+        for (let sent = 0; sent < 21 * MB; sent += MB / 4) {
+          await new Promise((written) => request.write(Buffer.alloc(MB / 4, 'x'), written));
+          await new Promise((pause) => setTimeout(pause, 5));
+        }
+        request.end();
+      });
+      expect(answer.status).toBe(413);
+      expect(json(answer)).toMatchObject({ detail: 'the body exceeds the 20 MB limit' });
+      service.reset();
+      expect((await send(base, { path: '/v2/accounts/acme/tags', headers: { authorization: basic('acme') }, agent })).status).toBe(200);
+      agent.destroy();
+    }, 60_000);
   });
 
   describe('answers', () => {

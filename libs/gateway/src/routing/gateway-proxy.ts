@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, DomainError } from '@guidepost/platform-http';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DomainError, settleUnreadBody } from '@guidepost/platform-http';
 import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 
@@ -74,6 +74,13 @@ function forwardTo(upstream: Upstream, internalToken: string, request: FastifyRe
     return reply.from(`${upstream.url}${path}`, {
       rewriteRequestHeaders: (_request, headers) => headersToService(headers, forwarded, internalToken),
       rewriteHeaders: (headers) => headersToClient(headers),
+      // A service answers before the end of a body only to refuse it (a 413 past its limit): undici then
+      // stops sending, and reply-from answers `Connection: close`, cutting off a client still uploading
+      // (EPIPE) before it reads the answer. The rest of a moderate body is drained instead.
+      onResponse: (_request, _reply, answer) => {
+        settleUnreadBody(request.raw, reply);
+        void reply.send(answer.stream);
+      },
       onError: (failed, { error }) => void failed.send(upstreamFailure(upstream, error)),
     });
   } catch (error) {
@@ -99,7 +106,8 @@ function statusCodeOf(error: unknown): unknown {
 /**
  * The request body as a stream of its own. undici destroys the body it sends when the service fails, and
  * destroying the request itself would cut the client's connection before it reads the 503; this stream
- * takes the blow instead, leaving the request for the error handler to drain. A client that goes away
+ * takes the blow instead, leaving the request for the error handler (or, when the service answered
+ * before the end of the body, `forwardTo`) to drain. A client that goes away
  * before the end of its body fails the stream, so the service is not left waiting for the rest.
  */
 function detachedBody(request: IncomingMessage): PassThrough {

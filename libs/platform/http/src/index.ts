@@ -4,6 +4,7 @@ export { compileValidator } from './validation/compile-validator';
 export { checkedIdentifier, IdentifierParam } from './validation/identifier';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';
+export { settleUnreadBody } from './body/unread-body';
 export { ndjsonValueBatches, ndjsonValues, type NdjsonValue } from './body/ndjson-values';
 export { csvRowBatches, csvRows, type CsvRow } from './body/csv-rows';
 export { isRecordFailure, MAX_RECORD_CHARS, type RecordFailure, type TolerantReading } from './body/text-lines';

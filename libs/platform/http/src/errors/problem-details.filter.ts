@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, throwError } from 'rxjs';
 import { AppConfig } from '@guidepost/platform-config';
+import { settleUnreadBody } from '../body/unread-body';
 import { problemOf } from './problem';
 
 /**
@@ -25,35 +25,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const problem = problemOf(error, this.config);
     if (problem.status >= 500) this.logger.error(error instanceof Error ? error : new Error(String(error)));
     if (reply.sent) return;
-    if (bodyStillArriving(request.raw)) settleUnreadBody(request.raw, reply);
+    settleUnreadBody(request.raw, reply);
     void reply
       .status(problem.status)
       .headers(problem.headers)
       .type('application/json; charset=utf-8')
       .send(problem.body);
   }
-}
-
-/** Up to this size an unread body is read and discarded; beyond it the connection is closed instead. */
-const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
-
-/**
- * A request refused before its body was read (413, 415, 401...): closing the connection at once makes
- * many clients fail with EPIPE while still uploading, so they never see the Problem. A body of known,
- * moderate size is drained so the client reads the answer and the connection stays usable; a huge or
- * unbounded one is cut off, since the rest would otherwise arrive where the next request is expected.
- */
-function settleUnreadBody(request: IncomingMessage, reply: FastifyReply): void {
-  const declaredBytes = Number(request.headers['content-length'] ?? Number.NaN);
-  if (Number.isFinite(declaredBytes) && declaredBytes <= MAX_DRAINED_BYTES) {
-    reply.removeHeader('connection');
-    request.resume();
-  } else {
-    reply.header('connection', 'close');
-  }
-}
-
-function bodyStillArriving(request: IncomingMessage): boolean {
-  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-  return hasBody && !request.complete;
 }
