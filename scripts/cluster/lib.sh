@@ -2,16 +2,10 @@
 # Shared by install.sh, up.sh and down.sh (sourced, never run): the pinned versions, where the
 # cluster's binaries and its running state live, and small helpers.
 
-log() {
-  printf '[cluster] %s\n' "$*" >&2
-}
-
-die() {
-  log "error: $*"
-  exit 1
-}
-
 CLUSTER_SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LOG_TAG=cluster
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$CLUSTER_SCRIPTS_DIR/../lib/common.sh"
 REPO_ROOT=$(cd "$CLUSTER_SCRIPTS_DIR/../.." && pwd)
 readonly CLUSTER_SCRIPTS_DIR REPO_ROOT
 
@@ -59,15 +53,6 @@ readonly CHANGED_SYSCTLS=(
 )
 # The cluster's daemons, in start order; down.sh stops them in reverse.
 readonly DAEMONS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns)
-
-# Holds an exclusive lock on FILE (on descriptor 9) until the script exits, waiting for another holder.
-hold_lock() {
-  mkdir -p "$(dirname "$1")"
-  exec 9>"$1"
-  flock --nonblock 9 && return
-  log "waiting for another run to release $1"
-  flock 9
-}
 
 # podman with the settings scripts/images makes for this machine (its containers.conf).
 podman_cmd() {

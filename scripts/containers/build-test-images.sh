@@ -30,7 +30,7 @@ readonly WORK_DIR=$CACHE_DIR/test-images
 readonly BUILD_LOG=$WORK_DIR/build.log
 readonly INPUTS_LABEL=guidepost.test-image.inputs
 
-log() { printf '[test-images] %s\n' "$*" >&2; }
+LOG_TAG=test-images
 
 main() {
   local tools

@@ -27,11 +27,9 @@ readonly KUBERNETES_VALIDATE_VERSION
 KV_VENV=$CACHE_DIR/kubernetes-validate-$KUBERNETES_VALIDATE_VERSION-$(sha256sum "$REQUIREMENTS" | cut -c1-12)
 readonly KV_VENV
 
-log() { printf '[helm-tools] %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
+LOG_TAG=helm-tools
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$SCRIPT_DIR/../lib/common.sh"
 
 # The binary records the module version it was built from; a different pin means a rebuild.
 helm_is_installed() {
@@ -95,8 +93,7 @@ crd_files() {
 main() {
   mkdir -p "$CACHE_DIR/bin"
   # Two test runs at once would build into the same folders.
-  exec 9>"$CACHE_DIR/helm-tools-install.lock"
-  flock 9
+  hold_lock "$CACHE_DIR/helm-tools-install.lock"
   install_helm
   install_kubernetes_validate
   local crds

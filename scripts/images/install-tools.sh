@@ -112,8 +112,7 @@ EOF
 main() {
   mkdir -p "$CACHE_DIR"
   # Two runs at once would install and build the same things.
-  exec 9>"$CACHE_DIR/images-install.lock"
-  flock 9
+  hold_lock "$CACHE_DIR/images-install.lock"
   install_apt_packages
   write_containers_conf
   export CONTAINERS_CONF=$CONF_FILE

@@ -7,11 +7,9 @@ REPO_ROOT=$(cd "$IMAGES_SCRIPTS_DIR/../.." && pwd)
 CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
 readonly IMAGES_SCRIPTS_DIR REPO_ROOT CACHE_DIR
 
-log() { printf '[images] %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
+LOG_TAG=images
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$IMAGES_SCRIPTS_DIR/../lib/common.sh"
 
 # Prints the value of KEY from the KEY=value lines in TEXT.
 setting() {

@@ -13,16 +13,10 @@
 # A server keeps all its state under $INFRA_DIR/NAME/; that path is also on its command line, which is
 # how a pid file is told apart from a recycled pid.
 
-log() {
-  printf '[infra] %s\n' "$*" >&2
-}
-
-die() {
-  log "error: $*"
-  exit 1
-}
-
 INFRA_SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LOG_TAG=infra
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$INFRA_SCRIPTS_DIR/../lib/common.sh"
 REPO_ROOT=$(cd "$INFRA_SCRIPTS_DIR/../.." && pwd)
 readonly INFRA_SCRIPTS_DIR REPO_ROOT
 
@@ -136,12 +130,5 @@ show_logs() {
   done
 }
 
-# Holds an exclusive lock on FILE for the rest of the script (fd 9), so that two runs at once do not
-# both install or both start the same server. Servers started afterwards must not inherit fd 9.
-hold_lock() {
-  mkdir -p "$(dirname "$1")"
-  exec 9>"$1"
-  flock --nonblock 9 && return
-  log "waiting for another run to release $1"
-  flock 9
-}
+# hold_lock (scripts/lib/common.sh) keeps two runs from both installing or both starting the same
+# server; servers started afterwards must not inherit its fd 9.

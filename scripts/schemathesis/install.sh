@@ -16,14 +16,9 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REQUIREMENTS=$SCRIPT_DIR/requirements.txt
 CACHE_DIR=${GUIDEPOST_CACHE_DIR:-$HOME/.cache/guidepost}
 
-log() {
-  printf '[schemathesis] %s\n' "$*" >&2
-}
-
-die() {
-  log "error: $*"
-  exit 1
-}
+LOG_TAG=schemathesis
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$SCRIPT_DIR/../lib/common.sh"
 
 # Prints the first Python interpreter that is 3.11 or newer and has venv.
 find_python() {
@@ -50,8 +45,7 @@ main() {
   if [[ ! -f $venv/.complete ]]; then
     mkdir -p "$CACHE_DIR"
     # Two test runs at once would install into the same folder.
-    exec 9>"$CACHE_DIR/schemathesis-install.lock"
-    flock 9
+    hold_lock "$CACHE_DIR/schemathesis-install.lock"
     if [[ ! -f $venv/.complete ]]; then
       install_into "$venv" "$version"
     fi
