@@ -168,7 +168,7 @@ prove_service() {
   log "service: every role in a container of $SERVICE_IMAGE, namespace $NAMESPACE, gateway on 127.0.0.1:$port"
   (cd "$REPO_ROOT" && npm run build --silent)
   GUIDEPOST_ADMIN_TOKEN=$ADMIN_TOKEN node "$REPO_ROOT/dist/tools/suite/src/main.js" \
-    --image "$SERVICE_IMAGE" --namespace "$NAMESPACE" --port "$port" >"$RUN_DIR/suite.log" 2>&1 &
+    --image "$SERVICE_IMAGE" --namespace "$NAMESPACE" --port "$port" --discard >"$RUN_DIR/suite.log" 2>&1 &
   SUITE_PID=$!
   # The suite migrates, starts every container and announces once all of them are ready.
   local deadline=$((SECONDS + READY_TIMEOUT_SECONDS))

@@ -19,7 +19,7 @@ const LOAD_RATE_LIMIT = { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' };
 
 /**
  * A distributed suite of its own for one spec file: its own namespace (database, topics, bucket),
- * logs kept in a temporary folder.
+ * logs kept in a temporary folder; its databases, topics and groups are deleted when it stops.
  */
 export async function startSuite(options: SuiteShape & { env?: Record<string, string> } = {}): Promise<DistributedSuite> {
   const namespace = `t${randomBytes(4).toString('hex')}`;
@@ -32,6 +32,7 @@ export async function startSuite(options: SuiteShape & { env?: Record<string, st
     gatewayReplicas: options.gatewayReplicas,
     logLevel: 'info',
     env: options.env,
+    discardOnStop: true,
   });
 }
 

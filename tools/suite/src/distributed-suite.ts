@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Client } from 'pg';
 import type { Infrastructure } from './infrastructure';
 import { freeLoopbackPort } from './loopback-port';
+import { discardNamespaceData, ensureClickHouseDatabase, ensurePostgresDatabase, namespaceData } from './namespace-data';
 import { type ProcessLauncher, runToCompletion, ServiceProcess } from './service-process';
 
 /** The processes of the distributed shape, one build, one entry point each. */
@@ -41,6 +41,8 @@ export interface SuiteOptions {
   readonly env?: Record<string, string>;
   /** What runs each process (this Node on `dist/` when absent; e.g. `containerLauncher` for an image). */
   readonly launcher?: ProcessLauncher;
+  /** A throwaway namespace (a test's): `stop()` then deletes its topics, groups and databases. */
+  readonly discardOnStop?: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export class DistributedSuite {
     /** The suite's own ClickHouse database (for checks that read the event store directly). */
     readonly clickhouseUrl: string,
     private readonly processes: ReadonlyMap<string, ServiceProcess>,
+    private readonly discardData: () => Promise<void>,
   ) {}
 
   static async start(options: SuiteOptions): Promise<DistributedSuite> {
@@ -76,7 +79,14 @@ export class DistributedSuite {
       processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT, options.launcher));
     }
     const gatewayUrls = [...ports].filter(([name]) => roleOf(name) === 'gateway').map(([, port]) => `http://127.0.0.1:${port}`);
-    const suite = new DistributedSuite(gatewayUrls, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes);
+    // Cleaning up is not what a run is about: data left behind is said, not failed on.
+    const discardData = async (): Promise<void> => {
+      if (!options.discardOnStop) return;
+      await discardNamespaceData(options.infrastructure, namespaceData(options.namespace)).catch((error: unknown) => {
+        process.stderr.write(`namespace ${options.namespace}: its data stays on the servers, discarding it failed: ${String(error)}\n`);
+      });
+    };
+    const suite = new DistributedSuite(gatewayUrls, adminToken, env['GUIDEPOST_CLICKHOUSE_URL']!, processes, discardData);
     try {
       await Promise.all([...processes.values()].map((process) => process.start()));
     } catch (error) {
@@ -102,10 +112,11 @@ export class DistributedSuite {
     return [...this.processes.keys()];
   }
 
-  /** Stops the gateways first (no new requests), then the services. */
+  /** Stops the gateways first (no new requests), then the services; then discards a throwaway namespace's data. */
   async stop(): Promise<void> {
     await Promise.all([...this.processes].filter(([name]) => roleOf(name) === 'gateway').map(([, process]) => process.stop()));
     await Promise.all([...this.processes.values()].map((process) => process.stop()));
+    await this.discardData();
   }
 }
 
@@ -126,7 +137,8 @@ async function assignPorts(options: SuiteOptions): Promise<Map<string, number>> 
 
 /** The settings every process of the suite shares; creates the namespace's databases first. */
 async function sharedEnvironment(options: SuiteOptions, adminToken: string, ports: Map<string, number>): Promise<NodeJS.ProcessEnv> {
-  const { infrastructure: infra, namespace } = options;
+  const { infrastructure: infra } = options;
+  const data = namespaceData(options.namespace);
   const serviceUrl = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
   return {
     ...process.env,
@@ -137,62 +149,20 @@ async function sharedEnvironment(options: SuiteOptions, adminToken: string, port
     GUIDEPOST_INTERNAL_TOKEN: randomBytes(32).toString('hex'),
     GUIDEPOST_PUBLIC_URL: serviceUrl('gateway'),
     GUIDEPOST_MIGRATE_ON_START: 'false',
-    GUIDEPOST_DATABASE_URL: await ensurePostgresDatabase(infra.databaseUrl, `guidepost_${namespace}`),
-    GUIDEPOST_CLICKHOUSE_URL: await ensureClickHouseDatabase(infra.clickhouseUrl, `guidepost_${namespace}`),
+    GUIDEPOST_DATABASE_URL: await ensurePostgresDatabase(infra.databaseUrl, data.database),
+    GUIDEPOST_CLICKHOUSE_URL: await ensureClickHouseDatabase(infra.clickhouseUrl, data.database),
     GUIDEPOST_KAFKA_BROKERS: infra.kafkaBrokers,
-    GUIDEPOST_KAFKA_NAMESPACE: namespace.replace(/_/g, '-'),
+    GUIDEPOST_KAFKA_NAMESPACE: data.kafkaNamespace,
     GUIDEPOST_S3_ENDPOINT: infra.s3Endpoint,
     GUIDEPOST_S3_ACCESS_KEY: infra.s3AccessKey,
     GUIDEPOST_S3_SECRET_KEY: infra.s3SecretKey,
-    GUIDEPOST_S3_BUCKET: `guidepost-${namespace.replace(/_/g, '-')}`,
+    GUIDEPOST_S3_BUCKET: data.bucket,
     GUIDEPOST_CONTENT_SERVICE_URL: serviceUrl('content'),
     GUIDEPOST_SEGMENT_SERVICE_URL: serviceUrl('segment'),
     GUIDEPOST_PROFILE_SERVICE_URL: serviceUrl('profile'),
     // Every replica of a service is equal; the others call the first (production puts a Service in front).
     GUIDEPOST_INGESTION_SERVICE_URL: serviceUrl('ingestion-0'),
   };
-}
-
-/** Creates the database when missing; returns the server's URL pointing at it. */
-async function ensurePostgresDatabase(serverUrl: string, database: string): Promise<string> {
-  const client = new Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-/** Creates the database when missing; returns the server's URL with the database as its path. */
-async function ensureClickHouseDatabase(serverUrl: string, database: string): Promise<string> {
-  const url = new URL(serverUrl);
-  url.pathname = '/';
-  url.searchParams.set('query', `CREATE DATABASE IF NOT EXISTS ${database}`);
-  const response = await fetch(withoutCredentials(url), { method: 'POST', headers: basicAuthorization(url) });
-  if (!response.ok) throw new Error(`ClickHouse refused CREATE DATABASE ${database}: ${response.status} ${await response.text()}`);
-  const withDatabase = new URL(serverUrl);
-  withDatabase.pathname = `/${database}`;
-  return withDatabase.toString().replace(/\/$/, '');
-}
-
-/** The URL without the user and password it names (fetch refuses a URL that carries credentials). */
-function withoutCredentials(url: URL): URL {
-  const bare = new URL(url);
-  bare.username = '';
-  bare.password = '';
-  return bare;
-}
-
-/** The credentials a URL names as an HTTP Basic Authorization header, which ClickHouse accepts; none when it names none. */
-function basicAuthorization(url: URL): Record<string, string> {
-  if (!url.username) return {};
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { Authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 /** The folder holding `nx.json` above `from` (this file runs from its source in tests and from `dist/`). */

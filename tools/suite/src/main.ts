@@ -4,11 +4,12 @@ import { containerLauncher, removeSuiteContainers } from './container-launcher';
 import { DistributedSuite } from './distributed-suite';
 import { infrastructureDir, loadInfrastructure } from './infrastructure';
 
-const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local] [--image IMAGE]
+const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local] [--image IMAGE] [--discard]
 Brings up the distributed shape (gateway, content, segment, profile and ingestion services) against the
 servers that scripts/infra/start.sh runs, and keeps it in the foreground until Ctrl-C (or SIGTERM).
 --image runs each process in a podman container of that service image (scripts/images/build.sh),
-named guidepost-<namespace>-<process>, instead of this Node on dist/.`;
+named guidepost-<namespace>-<process>, instead of this Node on dist/.
+--discard deletes the namespace's topics, consumer groups and databases when the suite stops.`;
 
 /** `npm run suite`: the whole distributed suite on this machine, for trying it out. */
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
       'ingestion-replicas': { type: 'string', default: '1' },
       namespace: { type: 'string', default: 'local' },
       image: { type: 'string' },
+      discard: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     gatewayPort: port,
     adminToken: process.env['GUIDEPOST_ADMIN_TOKEN'],
     launcher: values.image === undefined ? undefined : containerLauncher(values.image, values.namespace),
+    discardOnStop: values.discard,
   }).catch(async (error: unknown) => {
     await removeContainers();
     throw error;
