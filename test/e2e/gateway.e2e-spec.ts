@@ -161,7 +161,7 @@ describe('query parameters', () => {
 });
 
 describe('throttling', () => {
-  it('answers 429 with Retry-After and RateLimit headers past 60 requests a second, and serves again after Retry-After', async () => {
+  it('answers 429 with Retry-After, RateLimit and X-RateLimit headers past 60 requests a second, and serves again after Retry-After', async () => {
     const busy = await createAccount();
     const responses = await Promise.all(
       Array.from({ length: 150 }, () => api(busy, 'GET', '/tags', { retryThrottled: false })),
@@ -173,6 +173,10 @@ describe('throttling', () => {
     const accepted = responses.find((response) => response.status === 200)!;
     expect(accepted.headers.get('ratelimit-limit')).toBe('60');
     expect(accepted.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    // The X- names the official CLI reads carry the same values.
+    for (const field of ['limit', 'remaining', 'reset']) {
+      expect(accepted.headers.get(`x-ratelimit-${field}`)).toBe(accepted.headers.get(`ratelimit-${field}`));
+    }
 
     const throttled = responses.find((response) => response.status === 429)!;
     const retryAfter = throttled.headers.get('retry-after') ?? '';
@@ -180,6 +184,9 @@ describe('throttling', () => {
     expect(throttled.headers.get('ratelimit-limit')).toBe('60');
     expect(throttled.headers.get('ratelimit-remaining')).toBe('0');
     expect(throttled.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+    expect(throttled.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(throttled.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(throttled.headers.get('x-ratelimit-reset')).toBe(throttled.headers.get('ratelimit-reset'));
     await expectProblem(throttled, 429);
     await Promise.all(responses.filter((response) => response !== throttled).map((response) => response.arrayBuffer()));
 

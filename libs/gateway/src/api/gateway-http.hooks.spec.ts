@@ -35,10 +35,17 @@ describe('GatewayHttpHooks', () => {
 
   afterEach(() => fastify.close());
 
-  it('lets an authenticated request through with the RateLimit headers', async () => {
+  it('lets an authenticated request through with the RateLimit and X-RateLimit headers', async () => {
     const response = await fastify.inject({ url: '/v2/accounts/acme/flows', headers: { authorization: AUTHORIZATION } });
     expect(response.statusCode).toBe(200);
-    expect(response.headers).toMatchObject({ 'ratelimit-limit': '2', 'ratelimit-remaining': '1', 'ratelimit-reset': '1' });
+    expect(response.headers).toMatchObject({
+      'ratelimit-limit': '2',
+      'ratelimit-remaining': '1',
+      'ratelimit-reset': '1',
+      'x-ratelimit-limit': '2',
+      'x-ratelimit-remaining': '1',
+      'x-ratelimit-reset': '1',
+    });
   });
 
   it('answers 401 with a Basic challenge, for unknown routes under /v2/ too', async () => {
@@ -62,7 +69,7 @@ describe('GatewayHttpHooks', () => {
     await send();
     const response = await send();
     expect(response.statusCode).toBe(429);
-    expect(response.headers).toMatchObject({ 'retry-after': '1', 'ratelimit-remaining': '0' });
+    expect(response.headers).toMatchObject({ 'retry-after': '1', 'ratelimit-remaining': '0', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' });
   });
 
   it('leaves routes outside the public API alone', async () => {

@@ -57,7 +57,14 @@ describe('PublicApiGate', () => {
 
   it('admits a valid key on its own account and announces the remaining budget', async () => {
     await admit();
-    expect(headers).toEqual({ 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1', 'RateLimit-Reset': '1' });
+    expect(headers).toEqual({
+      'RateLimit-Limit': '2',
+      'RateLimit-Remaining': '1',
+      'RateLimit-Reset': '1',
+      'X-RateLimit-Limit': '2',
+      'X-RateLimit-Remaining': '1',
+      'X-RateLimit-Reset': '1',
+    });
   });
 
   it('does not check requests outside the public API', async () => {
@@ -95,7 +102,7 @@ describe('PublicApiGate', () => {
     const error = await failure();
     expect(error.code).toBe('throttled');
     expect(error.retryAfterSeconds).toBe(1);
-    expect(headers['RateLimit-Remaining']).toBe('0');
+    expect(headers).toMatchObject({ 'RateLimit-Remaining': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1' });
     now += 1000;
     await expect(admit()).resolves.toBeUndefined();
   });

@@ -18,7 +18,7 @@ const AUTHENTICATE_CHALLENGE = 'Basic realm="guidepost"';
  * What the gateway checks before any public route runs: credentials (401), the account's request
  * budget (429) and that the key belongs to the account in the path (403). Throttling is counted
  * against the key's own account before the account check, so a key probing other accounts is
- * throttled too, and every authenticated answer carries the RateLimit headers.
+ * throttled too, and every authenticated answer carries the RateLimit and X-RateLimit headers.
  */
 export class PublicApiGate {
   constructor(
@@ -71,7 +71,10 @@ function unauthenticatedDetail(parsed: BasicAuthorization): string {
 }
 
 function announceBudget(budget: RateLimitDecision, setHeader: SetHeader): void {
-  setHeader('RateLimit-Limit', String(budget.limit));
-  setHeader('RateLimit-Remaining', String(budget.remaining));
-  setHeader('RateLimit-Reset', String(budget.resetSeconds));
+  const fields = { Limit: budget.limit, Remaining: budget.remaining, Reset: budget.resetSeconds };
+  for (const [field, value] of Object.entries(fields)) {
+    // The IETF draft's names, and the X- names that clients such as the official CLI read: same values.
+    setHeader(`RateLimit-${field}`, String(value));
+    setHeader(`X-RateLimit-${field}`, String(value));
+  }
 }

@@ -37,18 +37,28 @@ export const HEADERS: Record<string, JsonObject> = {
   'RateLimit-Limit': integerHeader('Requests the account may make per second (default 60, configurable)'),
   'RateLimit-Remaining': integerHeader('Requests left in the current one-second window'),
   'RateLimit-Reset': integerHeader('Whole seconds until the window resets'),
+  'X-RateLimit-Limit': integerHeader('The same value as `RateLimit-Limit`, under the name clients such as the official CLI read'),
+  'X-RateLimit-Remaining': integerHeader('The same value as `RateLimit-Remaining`'),
+  'X-RateLimit-Reset': integerHeader('The same value as `RateLimit-Reset`: whole seconds until the window resets (not a time stamp)'),
   'Retry-After': integerHeader('Whole seconds to wait before retrying'),
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
 };
 
+/** The account's request budget, under both names, on every answer to an authenticated public request. */
+const RATE_LIMIT_HEADER_NAMES = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+] as const;
+
+const rateLimitHeaders = (): JsonObject => Object.fromEntries(RATE_LIMIT_HEADER_NAMES.map((name) => [name, componentRef('headers', name)]));
+
 /** Headers of every answer to an authenticated public request. */
-function commonHeaders(): JsonObject {
-  return {
-    'X-API-Version': componentRef('headers', 'X-API-Version'),
-    'RateLimit-Limit': componentRef('headers', 'RateLimit-Limit'),
-    'RateLimit-Remaining': componentRef('headers', 'RateLimit-Remaining'),
-    'RateLimit-Reset': componentRef('headers', 'RateLimit-Reset'),
-  };
+export function commonHeaders(): JsonObject {
+  return { 'X-API-Version': componentRef('headers', 'X-API-Version'), ...rateLimitHeaders() };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -94,12 +104,7 @@ export const ERROR_RESPONSES: Record<string, JsonObject> = {
   TooManyRequests: problem(
     'The account sent more requests than its rate limit allows (default 60 per second per account, configurable). Wait ' +
       '`Retry-After` seconds (an integer) and retry; clients retry 429 and 5xx answers this way.',
-    {
-      'Retry-After': componentRef('headers', 'Retry-After'),
-      'RateLimit-Limit': componentRef('headers', 'RateLimit-Limit'),
-      'RateLimit-Remaining': componentRef('headers', 'RateLimit-Remaining'),
-      'RateLimit-Reset': componentRef('headers', 'RateLimit-Reset'),
-    },
+    { 'Retry-After': componentRef('headers', 'Retry-After'), ...rateLimitHeaders() },
   ),
   InternalServerError: problem('An unexpected failure; safe to retry. Accepted data is never lost.'),
 };

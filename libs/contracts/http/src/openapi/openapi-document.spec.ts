@@ -107,7 +107,7 @@ describe('buildOpenApiDocument', () => {
     }
     const throttled = resolve('#/components/responses/TooManyRequests') as Json;
     expect(Object.keys(throttled['headers'] as Json)).toEqual(
-      expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+      expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
     );
     expect((throttled['content'] as Json)['application/json']).toEqual({ schema: { $ref: '#/components/schemas/Problem' } });
   });

@@ -69,8 +69,10 @@ An export skips at most ${EXPORT_MAX_OFFSET} events (\`offset\`) and its conditi
 \`time_zone\` has one grammar, in history and export: ${TIME_ZONE_FORMS}.
 
 **Throttling.** 60 requests per second per account by default (configurable). A throttled request gets 429 with an
-integer \`Retry-After\` (seconds) and the \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers;
-clients retry 429 and 5xx answers after \`Retry-After\`.
+integer \`Retry-After\` (seconds). Every authenticated answer, 429 included, carries the \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\` headers and the same integers as \`X-RateLimit-Limit\`,
+\`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (the reset in seconds); clients retry 429 and 5xx answers after
+\`Retry-After\`.
 
 ${IDEMPOTENCY_DESCRIPTION}
 

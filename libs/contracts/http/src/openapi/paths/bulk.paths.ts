@@ -12,6 +12,7 @@ import { JobDetailSchema, JobSummarySchema } from '../../schemas/jobs.schema';
 import {
   ACCOUNT_PATH,
   asyncAcknowledgementResponse,
+  commonHeaders,
   csvOf,
   jsonBody,
   listResponse,
@@ -77,10 +78,9 @@ const IMPORT_FAILURE = {
 };
 
 function importFailuresResponse() {
-  const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
   return {
     description: 'The refused rows, in line order',
-    headers: Object.fromEntries(['X-API-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [name, header(name)])),
+    headers: commonHeaders(),
     content: {
       'application/json': { schema: { type: 'array', items: IMPORT_FAILURE } },
       'text/csv': {
