@@ -1,20 +1,23 @@
 import { Module } from '@nestjs/common';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { ContentAdminController } from './api/content-admin.controller';
-import { MobileController, PinsController } from './api/experiences.controller';
+import { EXPERIENCE_KIND_CONTROLLERS } from './api/experience-kinds.controllers';
 import { FlowsController } from './api/flows.controller';
 import { IngestionFilteringRulesController } from './api/ingestion-filtering-rules.controller';
 import { TagsController } from './api/tags.controller';
 import { ExperienceCatalog } from './application/experience-catalog.service';
+import { ExperienceKinds } from './application/experience-kinds.service';
 import { FlowCatalog } from './application/flow-catalog.service';
 import { IngestionFilteringRulesService } from './application/ingestion-filtering-rules.service';
+import { StudioDocumentCatalog } from './application/studio-document-catalog.service';
 import { TagCatalog } from './application/tag-catalog.service';
-import { ExperienceRepository, FlowRepository, TagRepository } from './data-access/content.repositories';
+import { ExperienceRepository, FlowRepository, StudioDocumentRepository, TagRepository } from './data-access/content.repositories';
 import { CONTENT_DATABASE } from './data-access/content-database';
-import { IngestionFilteringRulesRepository } from './data-access/ingestion-filtering-rules.repository';
+import { FilteringRulesAuthority } from './data-access/filtering-rules-authority.repository';
 
 /**
- * The content service: flows, pins, mobile experiences, tags and ingestion filtering rules, in the
+ * The content service: flows, the experience kinds (pins, mobile, launchpads, ...: `EXPERIENCE_KINDS`),
+ * tags and ingestion filtering rules, in the
  * `content` schema. Needs from the host: `AppConfig` (global), a `MessageBus` (global) for its outbox
  * relay, and the platform HTTP module (guards, body handling, Problem Details).
  */
@@ -24,8 +27,7 @@ import { IngestionFilteringRulesRepository } from './data-access/ingestion-filte
   ],
   controllers: [
     FlowsController,
-    PinsController,
-    MobileController,
+    ...EXPERIENCE_KIND_CONTROLLERS,
     TagsController,
     IngestionFilteringRulesController,
     ContentAdminController,
@@ -33,10 +35,13 @@ import { IngestionFilteringRulesRepository } from './data-access/ingestion-filte
   providers: [
     FlowRepository,
     ExperienceRepository,
+    StudioDocumentRepository,
     TagRepository,
-    IngestionFilteringRulesRepository,
+    FilteringRulesAuthority,
     FlowCatalog,
     ExperienceCatalog,
+    StudioDocumentCatalog,
+    ExperienceKinds,
     TagCatalog,
     IngestionFilteringRulesService,
   ],

@@ -13,10 +13,10 @@ import { EventTracking } from './events/application/event-tracking.service';
 import { EventExportConsumer } from './exports/api/event-export.consumer';
 import { EventExportController } from './exports/api/event-export.controller';
 import { EventExportService } from './exports/application/event-export.service';
-import { FilteringRulesConsumer } from './filtering/api/filtering-rules.consumer';
+import { FilteringRulesCopyConsumer } from './filtering/api/filtering-rules-copy.consumer';
 import { FilteredItems } from './filtering/application/filtered-items';
 import { FilteringRules } from './filtering/application/filtering-rules.service';
-import { FilteringRulesRepository } from './filtering/data-access/filtering-rules.repository';
+import { IngestionFilteringRulesCopy } from './filtering/data-access/ingestion-filtering-rules-copy.repository';
 import { ImportFailuresController } from './imports/api/import-failures.controller';
 import { ImportWorkerConsumer } from './imports/api/import-worker.consumer';
 import { ImportsController } from './imports/api/imports.controller';
@@ -52,9 +52,9 @@ import { JobRepository } from './jobs/data-access/job.repository';
     { provide: EventStore, inject: [ClickHouseClient], useFactory: (client: ClickHouseClient) => new ClickHouseEventStore(client) },
     EventSinkConsumer,
     // The service's copy of the filtering rules, applied by every intake (track, imports).
-    FilteringRulesRepository,
+    IngestionFilteringRulesCopy,
     FilteringRules,
-    FilteringRulesConsumer,
+    FilteringRulesCopyConsumer,
     FilteredItems,
     // Track (group commit into the outbox) and bulk export.
     EventIntake,

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { UserProfileDirectory } from '@guidepost/contracts-http';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
-import { FilteringRulesConsumer } from './api/filtering-rules.consumer';
+import { FilteringRulesCopyConsumer } from './api/filtering-rules-copy.consumer';
 import { GroupController } from './api/group.controller';
 import { InternalUserProfilesController } from './api/internal-user-profiles.controller';
 import { ProfileImportConsumer } from './api/profile-import.consumer';
@@ -13,7 +13,7 @@ import { ProfilesService } from './application/profiles.service';
 import { IntakeFilter } from './application/intake-filter';
 import { ProfileUpdateRecorder } from './application/profile-update-recorder';
 import { UserProfileDirectoryService } from './application/user-profile-directory.service';
-import { FilteringRulesRepository } from './data-access/filtering-rules.repository';
+import { ProfileFilteringRulesCopy } from './data-access/profile-filtering-rules-copy.repository';
 import { PROFILE_DATABASE } from './data-access/profile-database';
 import { ProfileRepository } from './data-access/profile.repository';
 
@@ -29,14 +29,14 @@ import { ProfileRepository } from './data-access/profile.repository';
   controllers: [UserProfileController, GroupController, InternalUserProfilesController],
   providers: [
     ProfileRepository,
-    FilteringRulesRepository,
+    ProfileFilteringRulesCopy,
     IntakeFilter,
     ProfileUpdateRecorder,
     ProfilesService,
     ProfileDeletionService,
     GroupAssociationService,
     ProfileImportsService,
-    FilteringRulesConsumer,
+    FilteringRulesCopyConsumer,
     ProfileImportConsumer,
     { provide: UserProfileDirectory, useClass: UserProfileDirectoryService },
   ],

@@ -4,7 +4,7 @@ import { type IngestionFilteringRules, IngestionFilteringRulesInputSchema } from
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { compileValidator } from '@guidepost/platform-http';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
-import { IngestionFilteringRulesRepository } from '../data-access/ingestion-filtering-rules.repository';
+import { FilteringRulesAuthority } from '../data-access/filtering-rules-authority.repository';
 import {
   defaultFilteringRules,
   filteringRulesChange,
@@ -18,7 +18,7 @@ const validateRulesInput = compileValidator(IngestionFilteringRulesInputSchema);
 @Injectable()
 export class IngestionFilteringRulesService {
   constructor(
-    private readonly rules: IngestionFilteringRulesRepository,
+    private readonly rules: FilteringRulesAuthority,
     @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 

@@ -1,14 +1,14 @@
 import { NO_FILTERING } from '@guidepost/contracts-events';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { EntityManager } from 'typeorm';
-import type { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import type { ProfileFilteringRulesCopy } from '../data-access/profile-filtering-rules-copy.repository';
 import { IntakeFilter } from './intake-filter';
 
 const denyRules = { mode: 'deny' as const, eventNames: ['svc:profile_update'], userProperties: ['email', 'ssn'], groupProperties: ['revenue'] };
 const manager = {} as EntityManager;
 
 function filterWith(stored: typeof denyRules | null): { filter: IntakeFilter; metrics: MetricsRegistry } {
-  const repository = { find: () => Promise.resolve(stored) } as unknown as FilteringRulesRepository;
+  const repository = { find: () => Promise.resolve(stored) } as unknown as ProfileFilteringRulesCopy;
   const metrics = new MetricsRegistry();
   return { filter: new IntakeFilter(repository, metrics), metrics };
 }

@@ -5,7 +5,7 @@ import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { EntityManager } from 'typeorm';
 import { type Intake, PROFILE_KINDS, type ProfileKind } from '../domain/profile-kind';
 import { filterProperties, type ProfileProperties } from '../domain/profile-properties';
-import { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import { ProfileFilteringRulesCopy } from '../data-access/profile-filtering-rules-copy.repository';
 
 /** What a write is about, for the trace of what the rules dropped from it. */
 export interface WriteSubject {
@@ -27,7 +27,7 @@ export class IntakeFilter {
   private readonly filtered: Counter<'intake' | 'kind'>;
 
   constructor(
-    private readonly rules: FilteringRulesRepository,
+    private readonly rules: ProfileFilteringRulesCopy,
     metrics: MetricsRegistry,
   ) {
     this.filtered = metrics.counter({

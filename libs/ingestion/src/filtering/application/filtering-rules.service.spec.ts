@@ -1,5 +1,5 @@
 import { type IngestionFilteringRules, NO_FILTERING } from '@guidepost/contracts-events';
-import type { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import type { IngestionFilteringRulesCopy } from '../data-access/ingestion-filtering-rules-copy.repository';
 import { FilteringRules, MAX_CACHED_ACCOUNTS, RULES_CACHE_TTL_MS } from './filtering-rules.service';
 
 const DENY_SPAM: IngestionFilteringRules = { mode: 'deny', eventNames: ['spam'], userProperties: [], groupProperties: [] };
@@ -7,7 +7,7 @@ const ALLOW_SIGNUP: IngestionFilteringRules = { mode: 'allow', eventNames: ['sig
 
 function setUp(stored: Map<string, IngestionFilteringRules> = new Map([['acme', DENY_SPAM]])) {
   const find = jest.fn((accountId: string) => Promise.resolve(stored.get(accountId) ?? null));
-  const rules = new FilteringRules({ storedRulesOf: find } as unknown as FilteringRulesRepository);
+  const rules = new FilteringRules({ storedRulesOf: find } as unknown as IngestionFilteringRulesCopy);
   return { rules, find, stored };
 }
 

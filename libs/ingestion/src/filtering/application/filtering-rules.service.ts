@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type IngestionFilteringRules, NO_FILTERING } from '@guidepost/contracts-events';
-import { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import { IngestionFilteringRulesCopy } from '../data-access/ingestion-filtering-rules-copy.repository';
 
 /**
  * How long a replica trusts its cached rules. The consumer forgets an account's rules as soon as a
@@ -25,7 +25,7 @@ interface CachedRules {
 export class FilteringRules {
   private readonly cache = new Map<string, CachedRules>();
 
-  constructor(private readonly repository: FilteringRulesRepository) {}
+  constructor(private readonly repository: IngestionFilteringRulesCopy) {}
 
   /** The account's rules; `NO_FILTERING` for an account that never set any. */
   rulesFor(accountId: string): Promise<IngestionFilteringRules> {

@@ -4,9 +4,12 @@ import type { IngestionFilteringRules } from '@guidepost/contracts-events';
 import { FilteringRulesCopy, InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 
-/** The service's copy of the filtering rules. */
+/**
+ * The ingestion service's copy of the accounts' ingestion filtering rules (the content service's
+ * `FilteringRulesAuthority` holds the originals).
+ */
 @Injectable()
-export class FilteringRulesRepository extends FilteringRulesCopy {
+export class IngestionFilteringRulesCopy extends FilteringRulesCopy {
   private readonly manager: EntityManager;
 
   constructor(@InjectUnitOfWork(INGESTION_SCHEMA) unitOfWork: UnitOfWork) {

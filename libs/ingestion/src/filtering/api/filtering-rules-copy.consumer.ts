@@ -4,16 +4,16 @@ import { MessageBus } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 import { FilteringRules } from '../application/filtering-rules.service';
-import { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import { IngestionFilteringRulesCopy } from '../data-access/ingestion-filtering-rules-copy.repository';
 
 export const FILTERING_RULES_GROUP = 'ingestion.filtering-rules';
 
 /** Keeps the service's copy of the filtering rules: the newest announced rules of each account. */
 @Injectable()
-export class FilteringRulesConsumer implements OnModuleInit {
+export class FilteringRulesCopyConsumer implements OnModuleInit {
   constructor(
     private readonly bus: MessageBus,
-    private readonly repository: FilteringRulesRepository,
+    private readonly repository: IngestionFilteringRulesCopy,
     private readonly rules: FilteringRules,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}

@@ -2,17 +2,17 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { IngestionFilteringRulesChanged } from '@guidepost/contracts-events';
 import { MessageBus } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { FilteringRulesRepository } from '../data-access/filtering-rules.repository';
+import { ProfileFilteringRulesCopy } from '../data-access/profile-filtering-rules-copy.repository';
 import { PROFILE_SCHEMA } from '../data-access/profile-schema';
 
 export const FILTERING_RULES_GROUP = 'profile.filtering-rules';
 
 /** Keeps this service's copy of the accounts' ingestion filtering rules (owned by the content service). */
 @Injectable()
-export class FilteringRulesConsumer implements OnModuleInit {
+export class FilteringRulesCopyConsumer implements OnModuleInit {
   constructor(
     private readonly bus: MessageBus,
-    private readonly rules: FilteringRulesRepository,
+    private readonly rules: ProfileFilteringRulesCopy,
     @InjectUnitOfWork(PROFILE_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 

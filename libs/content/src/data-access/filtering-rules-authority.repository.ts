@@ -5,8 +5,14 @@ import type { StoredFilteringRules } from '../domain/ingestion-filtering-rules';
 import { CONTENT_SCHEMA } from './content-schema';
 import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
 
+/**
+ * The authoritative store of the accounts' ingestion filtering rules: the only place they are written
+ * (through the public API). Every change is announced by `IngestionFilteringRulesChanged`, from which
+ * the profile and ingestion services keep their own copies (`ProfileFilteringRulesCopy`,
+ * `IngestionFilteringRulesCopy`, both a `FilteringRulesCopy`).
+ */
 @Injectable()
-export class IngestionFilteringRulesRepository {
+export class FilteringRulesAuthority {
   constructor(@InjectRepository(IngestionFilteringRulesEntity, CONTENT_SCHEMA) private readonly reader: Repository<IngestionFilteringRulesEntity>) {}
 
   /** The account's stored rules; null when it never set any. */
