@@ -1,25 +1,21 @@
 import { Controller, Param, Put, UseGuards } from '@nestjs/common';
 import type { IngestionFilteringRules } from '@guidepost/contracts-http';
-import { AcceptsBody, AdminTokenGuard, DomainError, InboundBody } from '@guidepost/platform-http';
-import { ExperienceCatalog } from '../application/experience-catalog.service';
+import { AcceptsBody, AdminTokenGuard, InboundBody } from '@guidepost/platform-http';
 import { FlowCatalog } from '../application/flow-catalog.service';
 import { IngestionFilteringRulesService } from '../application/ingestion-filtering-rules.service';
 import { TagCatalog } from '../application/tag-catalog.service';
-
-interface UpsertResult {
-  readonly upserted: number;
-}
+import { jsonOf, type UpsertResult } from './admin-body';
 
 /**
  * The admin surface for content, standing in for the web studio that owns it: each PUT takes a JSON
- * array of records (or one record) and creates or replaces them by id.
+ * array of records (or one record) and creates or replaces them by id. The experience kinds (pins,
+ * mobile, launchpads, ...) have theirs in `experience-kinds.controllers.ts`.
  */
 @Controller('admin/v1/accounts/:account_id')
 @UseGuards(AdminTokenGuard)
 export class ContentAdminController {
   constructor(
     private readonly flows: FlowCatalog,
-    private readonly experiences: ExperienceCatalog,
     private readonly tags: TagCatalog,
     private readonly filteringRules: IngestionFilteringRulesService,
   ) {}
@@ -28,18 +24,6 @@ export class ContentAdminController {
   @AcceptsBody('json')
   async upsertFlows(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
     return { upserted: await this.flows.upsert(accountId, jsonOf(body)) };
-  }
-
-  @Put('pins')
-  @AcceptsBody('json')
-  async upsertPins(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
-    return { upserted: await this.experiences.upsert('pin', accountId, jsonOf(body)) };
-  }
-
-  @Put('mobile')
-  @AcceptsBody('json')
-  async upsertMobile(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
-    return { upserted: await this.experiences.upsert('mobile', accountId, jsonOf(body)) };
   }
 
   @Put('tags')
@@ -54,9 +38,4 @@ export class ContentAdminController {
   replaceFilteringRules(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<IngestionFilteringRules> {
     return this.filteringRules.replace(accountId, jsonOf(body));
   }
-}
-
-function jsonOf(body: InboundBody): unknown {
-  if (body.kind !== 'json') throw new DomainError('invalid_request', 'body: a JSON body is required');
-  return body.value;
 }

@@ -5,7 +5,7 @@ import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { compileValidator, notFound } from '@guidepost/platform-http';
 import { ExperienceRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
-import { EXPERIENCE_KINDS, type ExperienceKind } from '../domain/content-records';
+import { TYPED_EXPERIENCE_KINDS, type ExperienceKind } from '../domain/content-records';
 import type { PublicationCommand } from '../domain/publication';
 import { toPublicExperience } from '../domain/public-shapes';
 import { experienceRecordOf } from '../domain/record-writes';
@@ -49,12 +49,12 @@ export class ExperienceCatalog {
 
   private async get(kind: ExperienceKind, accountId: string, id: string): Promise<Experience> {
     const record = await this.experiences.findOne({ accountId, kind }, id);
-    if (!record) throw notFound(EXPERIENCE_KINDS[kind].resourceName, id);
+    if (!record) throw notFound(TYPED_EXPERIENCE_KINDS[kind].resourceName, id);
     return toPublicExperience(record, this.config.publicUrl);
   }
 
   private changePublication(kind: ExperienceKind, accountId: string, id: string, command: PublicationCommand): Promise<void> {
-    const target = { scope: { accountId, kind }, id, resourceName: EXPERIENCE_KINDS[kind].resourceName };
+    const target = { scope: { accountId, kind }, id, resourceName: TYPED_EXPERIENCE_KINDS[kind].resourceName };
     return changePublication(this.unitOfWork, this.experiences, target, command);
   }
 }

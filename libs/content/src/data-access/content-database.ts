@@ -5,11 +5,13 @@ import { FlowEntity } from './flow.entity';
 import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
 import { CreateContentTables1763740800000 } from './migrations/0001-create-content-tables';
 import { CreateContentDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
+import { CreateStudioDocuments1795620000000 } from './migrations/0004-create-studio-documents';
+import { StudioDocumentEntity } from './studio-document.entity';
 import { TagEntity } from './tag.entity';
 
 /** The content service's PostgreSQL schema, its entities and its migrations (in order; append only). */
 export const CONTENT_DATABASE: ServiceDatabaseOptions = {
   schema: CONTENT_SCHEMA,
-  entities: [FlowEntity, ExperienceEntity, TagEntity, IngestionFilteringRulesEntity],
-  migrations: [CreateContentTables1763740800000, CreateContentDeadLetters1795537290473],
+  entities: [FlowEntity, ExperienceEntity, StudioDocumentEntity, TagEntity, IngestionFilteringRulesEntity],
+  migrations: [CreateContentTables1763740800000, CreateContentDeadLetters1795537290473, CreateStudioDocuments1795620000000],
 };

@@ -6,6 +6,7 @@ import { CONTENT_SCHEMA } from './content-schema';
 import { ExperienceEntity } from './experience.entity';
 import { FlowEntity } from './flow.entity';
 import { PublishableRecordRepository, ScopedRecordRepository } from './scoped-record.repository';
+import { StudioDocumentEntity } from './studio-document.entity';
 import { TagEntity } from './tag.entity';
 
 export interface AccountScope {
@@ -14,6 +15,11 @@ export interface AccountScope {
 
 export interface ExperienceScope extends AccountScope {
   kind: ExperienceKind;
+}
+
+export interface StudioDocumentScope extends AccountScope {
+  /** The kind's collection. */
+  kind: string;
 }
 
 @Injectable()
@@ -26,6 +32,13 @@ export class FlowRepository extends PublishableRecordRepository<FlowEntity, Acco
 @Injectable()
 export class ExperienceRepository extends PublishableRecordRepository<ExperienceEntity, ExperienceScope> {
   constructor(@InjectRepository(ExperienceEntity, CONTENT_SCHEMA) reader: Repository<ExperienceEntity>) {
+    super(reader, ['accountId', 'kind', 'id']);
+  }
+}
+
+@Injectable()
+export class StudioDocumentRepository extends PublishableRecordRepository<StudioDocumentEntity, StudioDocumentScope> {
+  constructor(@InjectRepository(StudioDocumentEntity, CONTENT_SCHEMA) reader: Repository<StudioDocumentEntity>) {
     super(reader, ['accountId', 'kind', 'id']);
   }
 }

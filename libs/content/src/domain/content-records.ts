@@ -43,6 +43,26 @@ export interface TagRecord extends AuditFields {
   readonly name: string;
 }
 
+/**
+ * A record of a studio-document kind (launchpads, banners, checklists, ...; `EXPERIENCE_KINDS` of
+ * contracts-http): the studio's document kept as it was given, beside the fields Guidepost manages.
+ */
+export interface StudioDocumentRecord {
+  readonly accountId: string;
+  /** The kind's collection (path segment). */
+  readonly kind: string;
+  readonly id: string;
+  /** The document's `name`, kept beside it so that lists are ordered by name, then id. */
+  readonly name: string;
+  readonly published: boolean;
+  readonly publishedAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  /** Every field the studio sent except the managed ones (`id`, `published`, `published_at`, `created_at`, `updated_at`). */
+  readonly document: Record<string, unknown>;
+}
+
+/** The kinds kept as typed experience records (the `experience` model of `EXPERIENCE_KINDS`). */
 export type ExperienceKind = 'pin' | 'mobile';
 
 /** What tells a pin from a mobile experience: its path, its name in errors and its defaults. */
@@ -53,7 +73,15 @@ export interface ExperienceKindTraits {
   readonly defaultType: string;
 }
 
-export const EXPERIENCE_KINDS: Readonly<Record<ExperienceKind, ExperienceKindTraits>> = {
+export const TYPED_EXPERIENCE_KINDS: Readonly<Record<ExperienceKind, ExperienceKindTraits>> = {
   pin: { collection: 'pins', resourceName: 'Pin', defaultPlatform: 'web', defaultType: 'persistent' },
   mobile: { collection: 'mobile', resourceName: 'Mobile experience', defaultPlatform: 'ios', defaultType: 'mobile' },
 };
+
+/** The typed experience kind served at `/{collection}`; a kind of the `experience` model needs its defaults here. */
+export function typedExperienceKindAt(collection: string): ExperienceKind {
+  const kinds = Object.keys(TYPED_EXPERIENCE_KINDS) as ExperienceKind[];
+  const kind = kinds.find((candidate) => TYPED_EXPERIENCE_KINDS[candidate].collection === collection);
+  if (kind === undefined) throw new Error(`/${collection} is of the experience model but has no defaults in TYPED_EXPERIENCE_KINDS`);
+  return kind;
+}

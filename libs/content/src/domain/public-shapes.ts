@@ -1,6 +1,6 @@
-import type { Experience, Flow, Tag } from '@guidepost/contracts-http';
-import { EXPERIENCE_KINDS, type ExperienceRecord, type FlowRecord, type TagRecord } from './content-records';
-import { epochMillis, flowTimestamp, isoTimestamp } from './timestamp-forms';
+import type { Experience, ExperienceTimestampForm, Flow, Tag } from '@guidepost/contracts-http';
+import { TYPED_EXPERIENCE_KINDS, type ExperienceRecord, type FlowRecord, type StudioDocumentRecord, type TagRecord } from './content-records';
+import { epochMillis, experienceTimestamp, flowTimestamp, isoTimestamp } from './timestamp-forms';
 
 /** The `tags` map of the public records: every tag id as a key with the value `true`. */
 export function tagMap(tagIds: readonly string[]): Record<string, true> {
@@ -52,7 +52,22 @@ export function toPublicExperience(record: ExperienceRecord, publicUrl: string):
     updated_at: epochMillis(record.updatedAt),
     created_by: record.createdBy,
     updated_by: record.updatedBy,
-    url: resourceUrl(publicUrl, record.accountId, EXPERIENCE_KINDS[record.kind].collection, record.id),
+    url: resourceUrl(publicUrl, record.accountId, TYPED_EXPERIENCE_KINDS[record.kind].collection, record.id),
+  };
+}
+
+/** A studio document as answered: its id, the studio's fields as given, then the managed fields in the kind's timestamp form. */
+export type PublicStudioDocument = Record<string, unknown>;
+
+export function toPublicStudioDocument(record: StudioDocumentRecord, timestamps: ExperienceTimestampForm): PublicStudioDocument {
+  const timestamp = (time: Date) => experienceTimestamp(timestamps, time);
+  return {
+    id: record.id,
+    ...record.document,
+    published: record.published,
+    published_at: record.publishedAt ? timestamp(record.publishedAt) : null,
+    created_at: timestamp(record.createdAt),
+    updated_at: timestamp(record.updatedAt),
   };
 }
 

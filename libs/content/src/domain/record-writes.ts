@@ -1,14 +1,15 @@
-import type { ExperienceUpsert, FlowUpsert, Step, StepUpsert, TagUpsert } from '@guidepost/contracts-http';
+import type { ExperienceUpsert, FlowUpsert, Step, StepUpsert, StudioDocumentUpsert, TagUpsert } from '@guidepost/contracts-http';
 import {
-  EXPERIENCE_KINDS,
+  TYPED_EXPERIENCE_KINDS,
   type AuditFields,
   type ExperienceKind,
   type ExperienceRecord,
   type FlowRecord,
   type PublishableFields,
+  type StudioDocumentRecord,
   type TagRecord,
 } from './content-records';
-import { publishedAtAfterWrite } from './publication';
+import { publishedAtAfterWrite, type PublicationState } from './publication';
 import { epochMillis, timeOfInput } from './timestamp-forms';
 
 /**
@@ -26,17 +27,24 @@ const DEFAULT_STEP_TYPE = 'tooltip';
 type AuditInput = Pick<TagUpsert, 'created_at' | 'updated_at' | 'created_by' | 'updated_by'>;
 type PublishableInput = FlowUpsert | ExperienceUpsert;
 
-function auditOf(input: AuditInput, existing: AuditFields | undefined, now: Date): AuditFields {
+/** Creation time: given, else kept from the existing record, else now; update time: given, else now. */
+function timesOf(input: Pick<AuditInput, 'created_at' | 'updated_at'>, existing: { readonly createdAt: Date } | undefined, now: Date) {
   return {
     createdAt: input.created_at !== undefined ? timeOfInput(input.created_at) : (existing?.createdAt ?? now),
     updatedAt: input.updated_at !== undefined ? timeOfInput(input.updated_at) : now,
+  };
+}
+
+function auditOf(input: AuditInput, existing: AuditFields | undefined, now: Date): AuditFields {
+  return {
+    ...timesOf(input, existing, now),
     createdBy: input.created_by ?? existing?.createdBy ?? DEFAULT_AUTHOR,
     updatedBy: input.updated_by ?? DEFAULT_AUTHOR,
   };
 }
 
 /** An explicit publish time wins; otherwise (or when null on a published record) the publish rules decide. */
-function publishedAtOf(input: PublishableInput, existing: PublishableFields | undefined, published: boolean, now: Date): Date | null {
+function publishedAtOf(input: Pick<PublishableInput | StudioDocumentUpsert, 'published_at'>, existing: PublicationState | undefined, published: boolean, now: Date): Date | null {
   if (input.published_at !== undefined && input.published_at !== null) return timeOfInput(input.published_at);
   if (input.published_at === null && !published) return null;
   return publishedAtAfterWrite(existing, published, now);
@@ -73,8 +81,8 @@ export function experienceRecordOf(
     kind,
     appId: input.app_id ?? accountId,
     state: input.state ?? DEFAULT_STATE,
-    platform: input.platform ?? EXPERIENCE_KINDS[kind].defaultPlatform,
-    type: input.type ?? EXPERIENCE_KINDS[kind].defaultType,
+    platform: input.platform ?? TYPED_EXPERIENCE_KINDS[kind].defaultPlatform,
+    type: input.type ?? TYPED_EXPERIENCE_KINDS[kind].defaultType,
     previewUrl: input.preview_url ?? null,
     lockedForLocalization: input.locked_for_localization ?? false,
     theme: input.theme ?? null,
@@ -102,6 +110,30 @@ function stepOf(input: StepUpsert, position: number, record: AuditFields): Step 
     updatedAt: millisOf(input.updatedAt, record.updatedAt),
     createdBy: input.createdBy ?? record.createdBy,
     updatedBy: input.updatedBy ?? record.updatedBy,
+  };
+}
+
+/**
+ * A studio document as stored: the managed fields are taken out of the document and follow the same
+ * rules as a pin's (publish time, creation time kept); everything else is kept exactly as given.
+ */
+export function studioDocumentRecordOf(
+  kind: string,
+  accountId: string,
+  input: StudioDocumentUpsert,
+  existing: StudioDocumentRecord | undefined,
+  now: Date,
+): StudioDocumentRecord {
+  const { id, published = false, published_at, created_at, updated_at, ...document } = input;
+  return {
+    accountId,
+    kind,
+    id,
+    name: input.name,
+    published,
+    publishedAt: publishedAtOf({ published_at }, existing, published, now),
+    ...timesOf({ created_at, updated_at }, existing, now),
+    document,
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ExperienceTimestampForm } from '@guidepost/contracts-http';
+
 /**
  * The timestamp forms of the public records (decisions.md). One function per form, so that every
  * record of a kind renders its times the same way.
@@ -16,6 +18,11 @@ export function epochMillis(time: Date): number {
 /** Tags (and filtering rules): ISO 8601 with milliseconds and `Z`. */
 export function isoTimestamp(time: Date): string {
   return time.toISOString();
+}
+
+/** A time of an experience kind, in the form the kind's clients parse. */
+export function experienceTimestamp(form: ExperienceTimestampForm, time: Date): number | string {
+  return form === 'epoch-millis' ? epochMillis(time) : isoTimestamp(time);
 }
 
 /** An admin input time: an ISO 8601 date-time (already format-checked) or milliseconds since 1970. */

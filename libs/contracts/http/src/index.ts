@@ -34,6 +34,7 @@ export {
   type JobSummary,
 } from './schemas/jobs.schema';
 export * from './schemas/content.schema';
+export * from './schemas/experience-kinds';
 export * from './schemas/segment.schema';
 export * from './admin';
 export { buildOpenApiDocument } from './openapi/openapi-document';

@@ -1,3 +1,4 @@
+import { EXPERIENCE_KINDS } from '@guidepost/contracts-http';
 import type { ServiceName } from '@guidepost/platform-config';
 
 /** Every route at `prefix` or below it (a Fastify path pattern) is served by `service`. */
@@ -12,8 +13,11 @@ const ADMIN_ACCOUNT = '/admin/v1/accounts/:account_id';
 /** The services whose dead letters (`/admin/v1/dead-letters/{service}`) are theirs to serve. */
 const DEAD_LETTER_OWNERS: readonly ServiceName[] = ['content', 'segment', 'profile', 'ingestion'];
 
-/** What the content service serves publicly, and upserts through the admin API in the studio's stead. */
-const CONTENT_COLLECTIONS = ['flows', 'pins', 'mobile', 'tags', 'ingestion_filtering_rules'];
+/**
+ * What the content service serves publicly, and upserts through the admin API in the studio's stead:
+ * the experience kinds come from the one table of them (`EXPERIENCE_KINDS`), which also makes the controllers.
+ */
+const CONTENT_COLLECTIONS = ['flows', ...EXPERIENCE_KINDS.map(({ collection }) => collection), 'tags', 'ingestion_filtering_rules'];
 
 /**
  * Which service owns which public route in the distributed shape. The gateway keeps the rest: accounts

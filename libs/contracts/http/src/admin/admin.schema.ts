@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EXPERIENCE_KINDS, type ExperienceCollection } from '../schemas/experience-kinds';
 
 /**
  * Shapes of the admin API (`/admin/v1`), the token-protected surface that stands in for the web studio
@@ -37,8 +38,8 @@ export const CreatedApiKeySchema = Type.Object({
 export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
 
 /** Content kinds the admin API upserts with `PUT /admin/v1/accounts/{account_id}/{kind}` (a JSON array body). */
-export const CONTENT_KINDS = ['flows', 'pins', 'mobile', 'tags'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+export type ContentKind = 'flows' | 'tags' | ExperienceCollection;
+export const CONTENT_KINDS: readonly ContentKind[] = ['flows', ...EXPERIENCE_KINDS.map(({ collection }) => collection), 'tags'];
 
 /** The answer to a content upsert. */
 export interface UpsertResult {

@@ -138,7 +138,8 @@ export type IngestionFilteringRules = Static<typeof IngestionFilteringRulesSchem
 const DATE_TIME_INPUT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:[0-5]\\d(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$';
 /** The largest time a JavaScript Date holds (year 275760). */
 const MAX_EPOCH_MILLIS = 8_640_000_000_000_000;
-const timestampInput = (description: string) =>
+/** An admin input time (every content kind takes the same forms). */
+export const timestampInput = (description: string) =>
   Type.Union(
     [
       Type.String({ format: 'date-time', pattern: DATE_TIME_INPUT_PATTERN, examples: ['2024-05-01T09:30:00Z'] }),
