@@ -13,7 +13,7 @@ import { count } from '../units';
 export const TRACK_STAGE = '1 track';
 /** docs/performance.md: Guidepost's track endpoint at least 35 % of a bare node:http server. */
 const TARGET_RATIO = 0.35;
-/** Tracked events appear in the store within seconds (decisions.md); the check waits this long at most. */
+/** Tracked events appear in the store within seconds (docs/api-contract.md#events); the check waits this long at most. */
 const STORED_TIMEOUT_MS = 120_000;
 const STORED_POLL_INTERVAL_MS = 5_000;
 const EXPORT_TIMEOUT_MS = 600_000;

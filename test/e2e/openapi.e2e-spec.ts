@@ -24,7 +24,7 @@ interface OpenApiDocument {
 
 const ACCOUNT_PREFIX = '/v2/accounts/{account_id}';
 
-/** Every operation of public-api.md, plus the POST form of group association (decisions.md). */
+/** Every operation of the contract (docs/api-contract.md#endpoints), plus the POST form of group association. */
 const SPEC_OPERATIONS: [Method, string][] = [
   ['get', '/flows'],
   ['get', '/flows/{flow_id}'],
@@ -66,7 +66,7 @@ const SPEC_OPERATIONS: [Method, string][] = [
   ['get', '/ingestion_filtering_rules'],
 ];
 
-/** Operations beyond the spec's list that decisions.md adds (per-row import failures). */
+/** Operations the contract adds where the public documentation is silent (per-row import failures). */
 const DECISION_OPERATIONS: [Method, string][] = [['get', '/jobs/{job_id}/failures']];
 
 let document: OpenApiDocument;

@@ -1,7 +1,7 @@
 import type { ExperienceTimestampForm } from '@guidepost/contracts-http';
 
 /**
- * The timestamp forms of the public records (decisions.md). One function per form, so that every
+ * The timestamp forms of the public records (docs/api-contract.md#records-and-timestamp-forms). One function per form, so that every
  * record of a kind renders its times the same way.
  */
 

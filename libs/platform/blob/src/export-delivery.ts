@@ -10,7 +10,7 @@ import type { BlobStore } from './blob-store.port';
 /**
  * What every export job does with its file (segment membership, events): store it in the blob store
  * under `exports/<account>/<job>.<extension>`, link it for one week, and report the outcome in the
- * job's `Completed` event with a mail to the requested addresses (decisions.md, "Jobs and exports").
+ * job's `Completed` event with a mail to the requested addresses (docs/api-contract.md#jobs).
  */
 
 /** One week: what the spec promises for export links, and the most a presigned S3 link may live. */

@@ -31,7 +31,7 @@ export class GroupController {
     return statusAcknowledgement();
   }
 
-  /** Clients send the association as PATCH or as POST (decisions.md): both are the same operation. */
+  /** Clients send the association as PATCH or as POST (docs/api-contract.md#choices-where-the-public-documentation-is-silent): both are the same operation. */
   @Patch('users')
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
   associateUsers(

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import type { ProfileProperties } from './profile-properties';
 
-/** The internal event every user-profile write records (public-api.md, "Events"). */
+/** The internal event every user-profile write records (docs/api-contract.md#events). */
 export const PROFILE_UPDATE_EVENT = 'svc:profile_update';
 
 /** Events per `EventsAccepted` message: large enough for few messages, small enough for any bus. */

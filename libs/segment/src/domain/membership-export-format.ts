@@ -68,7 +68,7 @@ function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvCell).join(',')}\n`;
 }
 
-/** Null is an empty cell; arrays and objects occupy one cell as JSON text (public-api.md, Response formats). */
+/** Null is an empty cell; arrays and objects occupy one cell as JSON text (docs/api-contract.md#response-formats). */
 function csvCell(value: unknown): string {
   const text = cellText(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -10,8 +10,8 @@ type Json = Record<string, unknown>;
 const ACCOUNT = '/v2/accounts/{account_id}';
 
 /**
- * Every operation of public-api.md, plus the POST form of group association and the failures of an
- * import job (decisions.md).
+ * Every operation of the contract (docs/api-contract.md#endpoints), plus the POST form of group association and the
+ * failures of an import job (its choices where the public documentation is silent).
  */
 const SPEC_OPERATIONS: [string, string][] = [
   ['get', '/flows'], ['get', '/flows/{flow_id}'], ['post', '/flows/{flow_id}/publish'], ['post', '/flows/{flow_id}/unpublish'],

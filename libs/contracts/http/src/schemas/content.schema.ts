@@ -2,7 +2,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
  * Content records (flows, pins, mobile experiences, tags, ingestion filtering rules) as the public API
- * returns them, and the admin inputs that create them. Timestamp forms follow decisions.md: flows
+ * returns them, and the admin inputs that create them. Timestamp forms follow
+ * docs/api-contract.md#records-and-timestamp-forms: flows
  * `YYYY-MM-DDTHH:MM:SSZ`, pins and mobile integers (ms since 1970), tags ISO with milliseconds and `Z`.
  * Nested parts (steps, timestamps) carry no `$id`, so each top-level schema compiles on its own.
  */

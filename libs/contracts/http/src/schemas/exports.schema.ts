@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { timeZoneSchema } from './events.schema';
 
 /**
- * The bulk event export request (`POST /export/events`) and its condition grammar (decisions.md):
+ * The bulk event export request (`POST /export/events`) and its condition grammar (docs/api-contract.md#exports):
  * a condition is `[field, operator, value]`, `[field, 'is null' | 'is not null']` or
  * `[conjunction, condition, ...]`; top-level conditions are joined with AND.
  */

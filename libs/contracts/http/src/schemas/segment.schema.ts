@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /**
  * Segments and their membership operations as the public API takes and returns them. Segment
- * timestamps are ISO 8601 with milliseconds and `Z` (decisions.md).
+ * timestamps are ISO 8601 with milliseconds and `Z` (docs/api-contract.md#records-and-timestamp-forms).
  */
 
 const ISO_MILLIS_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';

@@ -34,7 +34,7 @@ interface Compared {
 }
 
 /**
- * Compiles export conditions (the grammar of decisions.md) to SQL, validating them on the way: the
+ * Compiles export conditions (docs/api-contract.md#exports) to SQL, validating them on the way: the
  * export endpoint calls this before it answers, so anything it cannot compile is a 400 whose detail
  * names the condition by its position (`conditions[1][2]: ...`). What it compiles the worker can run:
  * text the outbox (PostgreSQL `jsonb`) cannot carry (NUL, a lone surrogate) and like patterns
