@@ -50,7 +50,17 @@ export async function createApiKey(accountId: string): Promise<{ key: string; se
   return { key: created.key, secret: created.secret };
 }
 
-export type ContentKind = 'flows' | 'pins' | 'mobile' | 'tags';
+export type ContentKind =
+  | 'flows'
+  | 'pins'
+  | 'mobile'
+  | 'tags'
+  | 'launchpads'
+  | 'banners'
+  | 'checklists'
+  | 'flows-v2'
+  | 'embeds'
+  | 'nps';
 
 /** Upserts content records through the admin API (each record needs `id` and `name`). */
 export async function upsert(account: Pick<TestAccount, 'id'>, kind: ContentKind, records: readonly object[]): Promise<{ upserted: number }> {

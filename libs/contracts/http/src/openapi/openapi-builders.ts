@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
+import { EXPERIENCE_KINDS, resourceNameOf } from '../schemas/experience-kinds';
 import { ID_MAX_LENGTH } from '../schemas/input-limits';
 import { ref, type JsonObject } from './schema-components';
 
@@ -135,6 +136,12 @@ const idParameter = (name: string, what: string): JsonObject =>
     { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH },
   );
 
+/** The record parameter of every experience kind: `pin_id`, `mobile_id`, `launchpad_id`, ... */
+function experienceKindParameters(): Record<(typeof EXPERIENCE_KINDS)[number]['parameter'], JsonObject> {
+  const entries = EXPERIENCE_KINDS.map((kind) => [kind.parameter, pathParameter(kind.parameter, `${resourceNameOf(kind)} identifier`)] as const);
+  return Object.fromEntries(entries) as Record<(typeof EXPERIENCE_KINDS)[number]['parameter'], JsonObject>;
+}
+
 export const PATH_PARAMETERS = {
   account_id: pathParameter('account_id', 'Account identifier; the API key must belong to this account'),
   flow_id: pathParameter('flow_id', 'Flow identifier'),
@@ -143,8 +150,7 @@ export const PATH_PARAMETERS = {
   user_id: idParameter('user_id', 'End-user identifier'),
   group_id: idParameter('group_id', 'Group identifier'),
   job_id: idParameter('job_id', 'Job identifier'),
-  pin_id: pathParameter('pin_id', 'Pin identifier'),
-  mobile_id: pathParameter('mobile_id', 'Mobile experience identifier'),
+  ...experienceKindParameters(),
 } satisfies Record<string, JsonObject>;
 export type PathParameterName = keyof typeof PATH_PARAMETERS;
 
@@ -180,7 +186,9 @@ export function userIdsBody(userIdList: TSchema): JsonObject {
       [JSON_TYPE]: { schema: ref(userIdList) },
       [NDJSON_TYPE]: {
         schema: { type: 'string', description: 'One double-quoted JSON string per line' },
-        example: '"user-1"\n"user-2"\n',
+        // Under `examples`, not `example`: Swagger UI (/docs) shows a string `example` of any JSON-like
+        // media type as one JSON string literal, quotes and `\n` escaped, rather than as the lines it is.
+        examples: { 'two ids': { value: '"user-1"\n"user-2"\n' } },
       },
       [CSV_TYPE]: {
         schema: { type: 'string', description: 'One id per line; the header line is optional and reads `user_id` or `userId`' },

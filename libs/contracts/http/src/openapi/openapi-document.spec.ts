@@ -28,6 +28,14 @@ const SPEC_OPERATIONS: [string, string][] = [
   ['get', '/pins'], ['get', '/pins/{pin_id}'], ['post', '/pins/{pin_id}/publish'], ['post', '/pins/{pin_id}/unpublish'],
   ['get', '/mobile'], ['get', '/mobile/{mobile_id}'], ['post', '/mobile/{mobile_id}/publish'],
   ['post', '/mobile/{mobile_id}/unpublish'],
+  // The experience kinds beyond the contract (beyond-seed.md), each with the verbs of pins.
+  ...[
+    ['launchpads', 'launchpad_id'], ['banners', 'banner_id'], ['checklists', 'checklist_id'], ['flows-v2', 'flow_v2_id'],
+    ['embeds', 'embed_id'], ['nps', 'nps_id'],
+  ].flatMap(([collection, id]): [string, string][] => [
+    ['get', `/${collection}`], ['get', `/${collection}/{${id}}`], ['post', `/${collection}/{${id}}/publish`],
+    ['post', `/${collection}/{${id}}/unpublish`],
+  ]),
   ['get', '/ingestion_filtering_rules'],
 ];
 
@@ -179,6 +187,17 @@ describe('buildOpenApiDocument', () => {
       events: [{ name: 'Completed', timestamp: '2024-05-01T09:30:01.000Z', attributes: { ingestions_completed: 3 } }],
     };
     expect(ajv.validate({ $ref: 'doc#/components/schemas/JobDetail' }, job)).toBe(true);
+  });
+
+  it("describes a studio document with its managed fields in the kind's timestamp form and the studio's fields open", () => {
+    const ajv = schemaValidator();
+    const managed = { id: 'lp-1', name: 'Home', published: true, published_at: 1714555800123, created_at: 1714555800123, updated_at: 1714555800123 };
+    const studio = { type: 'launchpad', steps: [{ id: 's1' }], frequency: 'every_time', custom: { any: ['thing'] } };
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, ...studio })).toBe(true);
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, created_at: '2024-05-01T09:30:00.123Z' })).toBe(false);
+    const checklist = { ...managed, published_at: null, created_at: '2024-05-01T09:30:00.123Z', updated_at: '2024-05-01T09:30:00.123Z' };
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, checklist)).toBe(true);
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, { ...checklist, updated_at: 1714555800123 })).toBe(false);
   });
 });
 

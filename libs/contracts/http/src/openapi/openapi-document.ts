@@ -1,6 +1,7 @@
 import { PUBLIC_API_VERSION } from '../api-version';
 import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
-import { ExperienceSchema, FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
+import { FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
+import { EXPERIENCE_KINDS, EXPERIENCE_RECORD_SCHEMAS, tagOf } from '../schemas/experience-kinds';
 import { EventSchema, TIME_ZONE_FORMS, TrackEventSchema } from '../schemas/events.schema';
 import { EventExportRequestSchema, EXPORT_MAX_OFFSET } from '../schemas/exports.schema';
 import { ID_MAX_LENGTH } from '../schemas/input-limits';
@@ -89,8 +90,7 @@ const TAGS = [
   ['Import', 'Bulk imports of profiles, groups and events (offline)'],
   ['Export', 'Bulk event export (offline)'],
   ['Jobs', 'Offline jobs'],
-  ['Pins', 'Pins: read, publish and unpublish'],
-  ['Mobile experiences', 'Mobile experiences: read, publish and unpublish'],
+  ...EXPERIENCE_KINDS.map((kind) => [tagOf(kind), `${tagOf(kind)}: read, publish and unpublish`]),
   ['Ingestion filtering rules', 'Which event names and properties are kept at intake'],
 ].map(([name, description]) => ({ name, description }));
 
@@ -109,7 +109,7 @@ export function buildOpenApiDocument(): JsonObject {
     StatusAcknowledgementSchema,
     AsyncAcknowledgementSchema,
     FlowSchema,
-    ExperienceSchema,
+    ...EXPERIENCE_RECORD_SCHEMAS.values(),
     TagSchema,
     IngestionFilteringRulesSchema,
     SegmentSchema,

@@ -46,10 +46,16 @@ export type ExperienceCollection = (typeof EXPERIENCE_KINDS)[number]['collection
 /** The kinds whose records are studio documents. */
 export type StudioDocumentKind = Extract<(typeof EXPERIENCE_KINDS)[number], { model: 'studio-document' }>;
 
+const capitalised = (noun: string) => noun.charAt(0).toUpperCase() + noun.slice(1);
+
 /** `Mobile experience`: a record of the kind, as errors and summaries begin with it. */
 export function resourceNameOf(kind: ExperienceKindDefinition): string {
-  const [singular] = kind.nouns;
-  return singular.charAt(0).toUpperCase() + singular.slice(1);
+  return capitalised(kind.nouns[0]);
+}
+
+/** `Mobile experiences`: the kind's tag in the OpenAPI document. */
+export function tagOf(kind: ExperienceKindDefinition): string {
+  return capitalised(kind.nouns[1]);
 }
 
 /** `MobileExperience` and `MobileExperiences`: the stems of the kind's operation ids. */

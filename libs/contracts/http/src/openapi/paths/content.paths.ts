@@ -1,4 +1,12 @@
-import { ExperienceSchema, FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../../schemas/content.schema';
+import type { TSchema } from '@sinclair/typebox';
+import { FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../../schemas/content.schema';
+import {
+  EXPERIENCE_KINDS,
+  EXPERIENCE_RECORD_SCHEMAS,
+  operationStemsOf,
+  tagOf,
+  type ExperienceKindDefinition,
+} from '../../schemas/experience-kinds';
 import {
   ACCOUNT_PATH,
   listResponse,
@@ -9,7 +17,7 @@ import {
   type PathParameterName,
 } from '../openapi-builders';
 
-/** Flows, pins, mobile experiences, tags and ingestion filtering rules (owned by the content service). */
+/** Flows, the experience kinds (pins, mobile, launchpads, ...), tags and ingestion filtering rules (owned by the content service). */
 
 const IGNORED_QUERY = 'Lists are not paginated: unknown query parameters (such as `page` or `limit`) are ignored, never rejected.';
 const NO_BODY =
@@ -23,10 +31,18 @@ interface PublishableKind {
   readonly singular: string;
   readonly plural: string;
   readonly tag: string;
-  readonly description: string;
+  /** A record and several, in prose: `flow`, `flows`. */
+  readonly nouns: readonly [string, string];
 }
 
-function publishablePaths(kind: PublishableKind, schema: typeof FlowSchema | typeof ExperienceSchema): PathItems {
+/** An experience kind of `EXPERIENCE_KINDS` as a publishable kind of the document. */
+function experienceKind(kind: ExperienceKindDefinition): PublishableKind {
+  const [singular, plural] = operationStemsOf(kind);
+  return { collection: kind.collection, parameter: kind.parameter as PathParameterName, singular, plural, tag: tagOf(kind), nouns: kind.nouns };
+}
+
+function publishablePaths(kind: PublishableKind, schema: TSchema): PathItems {
+  const [noun, nouns] = kind.nouns;
   const base = `${ACCOUNT_PATH}/${kind.collection}`;
   const item = `${base}/{${kind.parameter}}`;
   const common = { tag: kind.tag, pathParameters: [kind.parameter] as const, errors: [404] as const };
@@ -35,24 +51,24 @@ function publishablePaths(kind: PublishableKind, schema: typeof FlowSchema | typ
       get: operation({
         operationId: `list${kind.plural}`,
         tag: kind.tag,
-        summary: `List ${kind.description}s`,
-        description: `Every ${kind.description} of the account. ${IGNORED_QUERY}`,
-        responses: { 200: listResponse(`The ${kind.description}s`, schema) },
+        summary: `List ${nouns}`,
+        description: `Every ${noun} of the account, ordered by name, then id. ${IGNORED_QUERY}`,
+        responses: { 200: listResponse(`The ${nouns}`, schema) },
       }),
     },
     [item]: {
       get: operation({
         ...common,
         operationId: `get${kind.singular}`,
-        summary: `Get a ${kind.description}`,
-        responses: { 200: objectResponse(`The ${kind.description}`, schema) },
+        summary: `Get a ${noun}`,
+        responses: { 200: objectResponse(`The ${noun}`, schema) },
       }),
     },
     [`${item}/publish`]: {
       post: operation({
         ...common,
         operationId: `publish${kind.singular}`,
-        summary: `Publish a ${kind.description}`,
+        summary: `Publish a ${noun}`,
         description: `Sets \`published\` to true and \`published_at\` to now; a published record stays unchanged. ${NO_BODY}`,
         responses: { 200: statusAcknowledgementResponse('Published (or already published)') },
       }),
@@ -61,7 +77,7 @@ function publishablePaths(kind: PublishableKind, schema: typeof FlowSchema | typ
       post: operation({
         ...common,
         operationId: `unpublish${kind.singular}`,
-        summary: `Unpublish a ${kind.description}`,
+        summary: `Unpublish a ${noun}`,
         description: `Sets \`published\` to false and keeps \`published_at\` (the last publish time). ${NO_BODY}`,
         responses: { 200: statusAcknowledgementResponse('Unpublished (or already unpublished)') },
       }),
@@ -72,7 +88,7 @@ function publishablePaths(kind: PublishableKind, schema: typeof FlowSchema | typ
 export function contentPaths(): PathItems {
   return {
     ...publishablePaths(
-      { collection: 'flows', parameter: 'flow_id', singular: 'Flow', plural: 'Flows', tag: 'Flows', description: 'flow' },
+      { collection: 'flows', parameter: 'flow_id', singular: 'Flow', plural: 'Flows', tag: 'Flows', nouns: ['flow', 'flows'] },
       FlowSchema,
     ),
     [`${ACCOUNT_PATH}/tags`]: {
@@ -94,20 +110,8 @@ export function contentPaths(): PathItems {
         errors: [404],
       }),
     },
-    ...publishablePaths(
-      { collection: 'pins', parameter: 'pin_id', singular: 'Pin', plural: 'Pins', tag: 'Pins', description: 'pin' },
-      ExperienceSchema,
-    ),
-    ...publishablePaths(
-      {
-        collection: 'mobile',
-        parameter: 'mobile_id',
-        singular: 'MobileExperience',
-        plural: 'MobileExperiences',
-        tag: 'Mobile experiences',
-        description: 'mobile experience',
-      },
-      ExperienceSchema,
+    ...Object.fromEntries(
+      EXPERIENCE_KINDS.flatMap((kind) => Object.entries(publishablePaths(experienceKind(kind), EXPERIENCE_RECORD_SCHEMAS.get(kind.collection)!))),
     ),
     [`${ACCOUNT_PATH}/ingestion_filtering_rules`]: {
       get: operation({

@@ -1,0 +1,93 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { EXPERIENCE_KINDS, studioDocumentSchema, type StudioDocumentKind } from '@guidepost/contracts-http';
+import type { StudioDocumentRecord } from './content-records';
+import { toPublicStudioDocument } from './public-shapes';
+import { studioDocumentRecordOf } from './record-writes';
+
+const now = new Date('2024-06-01T12:00:00.000Z');
+const earlier = new Date('2024-01-01T08:00:00.456Z');
+
+/** What the web studio sends: its own fields, some Guidepost knows nothing of. */
+const studioFields = {
+  name: 'Home launchpad',
+  type: 'launchpad',
+  account_id: 'studio-account',
+  app_id: 'app-7',
+  platform: 'web',
+  state: 'PUBLISHED',
+  frequency: 'every_time',
+  created_by: 'ana',
+  updated_by: 'bo',
+  steps: [{ id: 's1', content: { html: '<p>Hi</p>' } }],
+  unknown_studio_field: { nested: [1, 'two', null] },
+};
+
+const kindAt = (collection: string) => EXPERIENCE_KINDS.find((kind) => kind.collection === collection) as StudioDocumentKind;
+
+describe('studioDocumentRecordOf', () => {
+  it('keeps every field of the studio as given and takes the managed ones out of the document', () => {
+    const record = studioDocumentRecordOf('launchpads', 'acme', { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime() }, undefined, now);
+    expect(record).toEqual({
+      accountId: 'acme',
+      kind: 'launchpads',
+      id: 'lp',
+      name: 'Home launchpad',
+      published: true,
+      publishedAt: now,
+      createdAt: earlier,
+      updatedAt: now,
+      document: studioFields,
+    });
+  });
+
+  it('keeps the creation time and the last publish time of the stored record when they are not given', () => {
+    const existing = studioDocumentRecordOf('banners', 'acme', { id: 'b', name: 'B', published: true }, undefined, earlier);
+    const rewritten = studioDocumentRecordOf('banners', 'acme', { id: 'b', name: 'B2', published: true }, existing, now);
+    expect(rewritten).toMatchObject({ createdAt: earlier, publishedAt: earlier, updatedAt: now, document: { name: 'B2' } });
+    const unpublished = studioDocumentRecordOf('banners', 'acme', { id: 'b', name: 'B2' }, existing, now);
+    expect(unpublished).toMatchObject({ published: false, publishedAt: earlier });
+  });
+});
+
+describe('toPublicStudioDocument', () => {
+  const record: StudioDocumentRecord = {
+    accountId: 'acme',
+    kind: 'launchpads',
+    id: 'lp',
+    name: studioFields.name,
+    published: false,
+    publishedAt: earlier,
+    createdAt: earlier,
+    updatedAt: now,
+    document: studioFields,
+  };
+  const ajv = addFormats(new Ajv({ strict: false }));
+
+  it('answers epoch milliseconds for launchpads, banners, flows-v2, embeds and nps', () => {
+    for (const collection of ['launchpads', 'banners', 'flows-v2', 'embeds', 'nps']) {
+      const output = toPublicStudioDocument({ ...record, kind: collection }, kindAt(collection).timestamps);
+      expect(output).toMatchObject({ published_at: earlier.getTime(), created_at: earlier.getTime(), updated_at: now.getTime() });
+      expect(ajv.validate(studioDocumentSchema(kindAt(collection)), output)).toBe(true);
+    }
+  });
+
+  it('answers ISO 8601 with milliseconds and Z for checklists', () => {
+    const output = toPublicStudioDocument({ ...record, kind: 'checklists' }, kindAt('checklists').timestamps);
+    expect(output).toMatchObject({ published_at: '2024-01-01T08:00:00.456Z', created_at: '2024-01-01T08:00:00.456Z', updated_at: '2024-06-01T12:00:00.000Z' });
+    expect(ajv.validate(studioDocumentSchema(kindAt('checklists')), output)).toBe(true);
+  });
+
+  it('gives back the studio document unchanged beside the managed fields, and null for a record never published', () => {
+    const output = toPublicStudioDocument({ ...record, publishedAt: null }, 'epoch-millis');
+    const { id, published, published_at, created_at, updated_at, ...rest } = output;
+    expect(rest).toEqual(studioFields);
+    expect({ id, published, published_at, created_at, updated_at }).toEqual({
+      id: 'lp',
+      published: false,
+      published_at: null,
+      created_at: earlier.getTime(),
+      updated_at: now.getTime(),
+    });
+  });
+});

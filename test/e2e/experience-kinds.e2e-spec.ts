@@ -1,0 +1,163 @@
+import { admin, api, createAccount, expectJson, expectProblem, parseCsv, server, upsert, type ContentKind, type TestAccount } from './support';
+
+/**
+ * The experience kinds that the official CLI and the Airbyte connector read beyond the contract
+ * (beyond-seed.md): each one a resource like pins, whose records keep the studio's document as it was
+ * written through the admin API, with the managed fields in the timestamp form the kind's clients parse.
+ */
+
+type Json = Record<string, unknown>;
+
+const EPOCH_MILLIS = (value: unknown) => Number.isInteger(value) && (value as number) > 1_600_000_000_000;
+const ISO_MILLIS_Z = (value: unknown) => typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value);
+
+const KINDS: [ContentKind, 'epoch milliseconds' | 'ISO 8601 with milliseconds and Z'][] = [
+  ['launchpads', 'epoch milliseconds'],
+  ['banners', 'epoch milliseconds'],
+  ['checklists', 'ISO 8601 with milliseconds and Z'],
+  ['flows-v2', 'epoch milliseconds'],
+  ['embeds', 'epoch milliseconds'],
+  ['nps', 'epoch milliseconds'],
+];
+
+const MANAGED_FIELDS = ['id', 'published', 'published_at', 'created_at', 'updated_at'];
+
+/** A document as the web studio writes it: the fields its clients read, and fields Guidepost knows nothing of. */
+function studioDocument(kind: string, id: string, name: string): Json {
+  return {
+    id,
+    name,
+    type: kind,
+    account_id: 'studio-account-7',
+    app_id: 'app-42',
+    platform: 'web',
+    state: 'DRAFT',
+    frequency: 'every_time',
+    created_by: 'ana@example.com',
+    updated_by: 'bo@example.com',
+    steps: [{ id: 'step-1', type: 'modal', content: { html: '<p>Hello</p>' } }, { id: 'step-2', actions: [] }],
+    studio_only: { theme: 'dark', weights: [1, 2.5, null], nested: { deep: true } },
+  };
+}
+
+/** The studio's part of an answered record: everything but the managed fields. */
+function studioPart(record: Json): Json {
+  return Object.fromEntries(Object.entries(record).filter(([field]) => !MANAGED_FIELDS.includes(field) || field === 'id'));
+}
+
+let account: TestAccount;
+
+beforeAll(async () => {
+  account = await createAccount();
+});
+
+async function getJson<T = Json>(path: string, who: TestAccount = account): Promise<T> {
+  return expectJson<T>(await api(who, 'GET', path), 200);
+}
+
+describe.each(KINDS)('/%s', (kind, form) => {
+  const isInForm = form === 'epoch milliseconds' ? EPOCH_MILLIS : ISO_MILLIS_Z;
+  const second = studioDocument(kind, `${kind}-b`, 'Beta');
+  const first = studioDocument(kind, `${kind}-a`, 'Alpha');
+
+  beforeAll(async () => {
+    // The admin CLI sends arrays; one record on its own is taken too.
+    expect(await upsert(account, kind, [second])).toEqual({ upserted: 1 });
+    expect(await upsert(account, kind, [first])).toEqual({ upserted: 1 });
+  });
+
+  it('answers 200 and an empty list for an account without any (the Airbyte connector checks its connection so, on /launchpads)', async () => {
+    const fresh = await createAccount();
+    expect(await getJson(`/${kind}`, fresh)).toEqual([]);
+  });
+
+  it('lists the records by name, then id, with the studio document as written', async () => {
+    const records = await getJson<Json[]>(`/${kind}`);
+    expect(records.map((record) => record['id'])).toEqual([first['id'], second['id']]);
+    expect(records.map(studioPart)).toEqual([first, second]);
+  });
+
+  it(`gets one record with the managed fields in ${form}`, async () => {
+    const record = await getJson(`/${kind}/${String(first['id'])}`);
+    expect(studioPart(record)).toEqual(first);
+    expect(record).toMatchObject({ published: false, published_at: null });
+    expect(isInForm(record['created_at'])).toBe(true);
+    expect(isInForm(record['updated_at'])).toBe(true);
+    expect((await getJson<Json[]>(`/${kind}`))[0]).toEqual(record);
+  });
+
+  it(`publishes and unpublishes, stamping published_at in ${form} and keeping it on unpublish`, async () => {
+    const path = `/${kind}/${String(second['id'])}`;
+    expect(await expectJson(await api(account, 'POST', `${path}/publish`), 200)).toMatchObject({ status: 200 });
+    const published = await getJson(path);
+    expect(published['published']).toBe(true);
+    expect(isInForm(published['published_at'])).toBe(true);
+    expect(studioPart(published)).toEqual(second);
+
+    expect(await expectJson(await api(account, 'POST', `${path}/unpublish`), 200)).toMatchObject({ status: 200 });
+    const unpublished = await getJson(path);
+    expect(unpublished).toMatchObject({ published: false, published_at: published['published_at'] });
+  });
+
+  it('keeps the creation time and takes the new document when the studio writes the record again', async () => {
+    const path = `/${kind}/${String(first['id'])}`;
+    const before = await getJson(path);
+    const rewritten = { ...first, state: 'PUBLISHED', steps: [], added_later: 'x' };
+    delete (rewritten as Json)['studio_only'];
+    await upsert(account, kind, [rewritten]);
+    const after = await getJson(path);
+    expect(studioPart(after)).toEqual(rewritten);
+    expect(after['created_at']).toEqual(before['created_at']);
+  });
+
+  it('answers 404 Problem Details naming an unknown id, for get, publish and unpublish', async () => {
+    await expectProblem(await api(account, 'GET', `/${kind}/no-such-record`), 404, /no-such-record/);
+    await expectProblem(await api(account, 'POST', `/${kind}/no-such-record/publish`), 404, /no-such-record/);
+    await expectProblem(await api(account, 'POST', `/${kind}/no-such-record/unpublish`), 404, /no-such-record/);
+  });
+
+  it('answers 401 without credentials', async () => {
+    const response = await fetch(`${server().baseUrl}/v2/accounts/${account.id}/${kind}`);
+    await expectProblem(response, 401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+
+  it('renders the list as CSV, nested fields as JSON text', async () => {
+    const response = await api(account, 'GET', `/${kind}`, { headers: { Accept: 'text/csv' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/csv\b/);
+    const { header, rows } = parseCsv(await response.text());
+    expect(header).toEqual(expect.arrayContaining(['id', 'name', 'published', 'published_at', 'created_at', 'updated_at', 'steps']));
+    expect(rows.map((row) => row['id'])).toEqual([first['id'], second['id']]);
+    expect(JSON.parse(rows[1]['studio_only'])).toEqual(second['studio_only']);
+  });
+});
+
+describe('experience kinds apart', () => {
+  it("keeps each kind's records under its own path", async () => {
+    const other = await createAccount();
+    await upsert(other, 'launchpads', [studioDocument('launchpads', 'shared-id', 'Launchpad')]);
+    await upsert(other, 'banners', [studioDocument('banners', 'shared-id', 'Banner')]);
+    expect((await getJson(`/launchpads/shared-id`, other))['name']).toBe('Launchpad');
+    expect((await getJson(`/banners/shared-id`, other))['name']).toBe('Banner');
+    await expectProblem(await api(other, 'GET', '/nps/shared-id'), 404, /shared-id/);
+    await expectProblem(await api(account, 'GET', '/launchpads/shared-id'), 404, /shared-id/);
+  });
+
+  it('refuses a record without a name or with a managed field of the wrong type, naming the index and field', async () => {
+    const nameless = await admin('PUT', `/admin/v1/accounts/${account.id}/checklists`, [{ id: 'ok', name: 'Ok' }, { id: 'no-name' }]);
+    expect((await expectProblem(nameless, 400)).detail).toMatch(/^\[1\]\.name: /);
+    const badTime = await admin('PUT', `/admin/v1/accounts/${account.id}/banners`, [{ id: 'b', name: 'B', created_at: 'yesterday' }]);
+    expect((await expectProblem(badTime, 400)).detail).toMatch(/^\[0\]\.created_at: /);
+    expect(await getJson<Json[]>('/checklists')).not.toContainEqual(expect.objectContaining({ id: 'ok' }));
+  });
+
+  it('refuses the admin upsert without the admin token', async () => {
+    const response = await fetch(`${server().baseUrl}/admin/v1/accounts/${account.id}/launchpads`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify([{ id: 'x', name: 'X' }]),
+    });
+    await expectProblem(response, 401);
+  });
+});
