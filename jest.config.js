@@ -27,6 +27,17 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     {
+      // Repositories, the outbox relay, migrations and configuration against the embedded PostgreSQL
+      // of the standalone shape (one per run, started by test/medium; a database per spec file through
+      // @guidepost/platform-database/testing) and the ClickHouse engine in process: no servers to
+      // start, seconds to run.
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/{apps,libs,tools,test}/**/*.medium-spec.ts'],
+      globalSetup: '<rootDir>/test/medium/global-setup.ts',
+      globalTeardown: '<rootDir>/test/medium/global-teardown.ts',
+    },
+    {
       // Adapters against real servers (Kafka, PostgreSQL, ClickHouse, MinIO): those of scripts/infra, or
       // containers when GUIDEPOST_TEST_SERVERS=containers (test/containers).
       ...common,

@@ -5,6 +5,7 @@ import { FlowEntity } from './flow.entity';
 import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entity';
 import { CreateContentTables1763740800000 } from './migrations/0001-create-content-tables';
 import { CreateContentDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
+import { IndexContentMessagingRetention1795610000000 } from './migrations/0003-index-messaging-retention';
 import { CreateStudioDocuments1795620000000 } from './migrations/0004-create-studio-documents';
 import { StudioDocumentEntity } from './studio-document.entity';
 import { TagEntity } from './tag.entity';
@@ -13,5 +14,10 @@ import { TagEntity } from './tag.entity';
 export const CONTENT_DATABASE: ServiceDatabaseOptions = {
   schema: CONTENT_SCHEMA,
   entities: [FlowEntity, ExperienceEntity, StudioDocumentEntity, TagEntity, IngestionFilteringRulesEntity],
-  migrations: [CreateContentTables1763740800000, CreateContentDeadLetters1795537290473, CreateStudioDocuments1795620000000],
+  migrations: [
+    CreateContentTables1763740800000,
+    CreateContentDeadLetters1795537290473,
+    IndexContentMessagingRetention1795610000000,
+    CreateStudioDocuments1795620000000,
+  ],
 };

@@ -8,6 +8,7 @@ import { CreateFilteringRules1795364490469 } from './migrations/0002-create-filt
 import { CreateImportFailures1795450890469 } from './migrations/0003-create-import-failures';
 import { CreateIngestionDeadLetters1795537290473 } from './migrations/0004-create-dead-letters';
 import { IndexJobsInProgress1795540000001 } from './migrations/0005-index-jobs-in-progress';
+import { IndexIngestionMessagingRetention1795610000000 } from './migrations/0006-index-messaging-retention';
 
 /** The ingestion service's PostgreSQL schema, also the name of its data source and unit of work. */
 export const INGESTION_SCHEMA = 'ingestion';
@@ -22,6 +23,7 @@ export const INGESTION_DATABASE: ServiceDatabaseOptions = {
     CreateImportFailures1795450890469,
     CreateIngestionDeadLetters1795537290473,
     IndexJobsInProgress1795540000001,
+    IndexIngestionMessagingRetention1795610000000,
   ],
 };
 

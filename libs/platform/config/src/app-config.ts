@@ -50,6 +50,10 @@ export class AppConfig {
   readonly serviceUrls: Readonly<Record<ServiceName, string | undefined>>;
   /** How often the blob store is swept of expired export files and abandoned uploads (ms). */
   readonly blobSweepIntervalMs: number;
+  /** How long published and handled messages are remembered to deduplicate redeliveries (seconds), then pruned. */
+  readonly messageDedupWindowSeconds: number;
+  /** How often the messaging tables are pruned of what is past the deduplication window (ms). */
+  readonly messagePruneIntervalMs: number;
   /** The gateway's patience with a silent service (ms) before it answers 504. */
   readonly gatewayUpstreamTimeoutMs: number;
   /** How long an `Idempotency-Key` and its first answer are kept (seconds). */
@@ -93,6 +97,8 @@ export class AppConfig {
     this.gatewayUpstreamTimeoutMs = env.GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS;
     this.idempotencyKeyTtlSeconds = env.GUIDEPOST_IDEMPOTENCY_KEY_TTL_SECONDS;
     this.blobSweepIntervalMs = env.GUIDEPOST_BLOB_SWEEP_INTERVAL_MS;
+    this.messageDedupWindowSeconds = env.GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS;
+    this.messagePruneIntervalMs = env.GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS;
     this.s3 = env.GUIDEPOST_S3_ENDPOINT
       ? {
           endpoint: env.GUIDEPOST_S3_ENDPOINT.replace(/\/$/, ''),

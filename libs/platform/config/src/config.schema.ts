@@ -105,6 +105,18 @@ export const EnvironmentSchema = Type.Object({
     description:
       'How long the gateway remembers an `Idempotency-Key` and the answer to its first request (seconds, from that request); a retry within it gets the same answer, a later one runs again',
   }),
+  GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: Type.Integer({
+    minimum: 60 * 60,
+    maximum: 365 * 24 * 60 * 60,
+    default: 7 * 24 * 60 * 60,
+    description:
+      'How long each service remembers the messages it published and handled (seconds): a message redelivered within it is handled once, one redelivered later again; published outbox messages, handled message ids and replayed dead letters older than this are deleted. Keep it longer than the bus keeps messages (Kafka\'s retention, 7 days by default)',
+  }),
+  GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: Type.Integer({
+    minimum: 1_000,
+    default: 600_000,
+    description: 'How often each service deletes published outbox messages, handled message ids and replayed dead letters past the deduplication window (ms)',
+  }),
   GUIDEPOST_BLOB_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 1_000,
     default: 3_600_000,

@@ -14,6 +14,7 @@ import { reportWaitingDeadLetters } from './dead-letters/dead-letter-metrics';
 import { DeadLetterStore } from './dead-letters/dead-letter-store';
 import { deadLettersControllerFor, deadLetterStoreToken } from './dead-letters/dead-letters.controller';
 import { MESSAGING_ENTITIES } from './messaging.entities';
+import { MessagingRetention } from './messaging-retention';
 import { reportOutboxBacklog } from './outbox-metrics';
 import { OutboxRelay } from './outbox-relay';
 import { UnitOfWork } from './unit-of-work';
@@ -30,6 +31,7 @@ export interface ServiceDatabaseOptions {
 export const unitOfWorkToken = (schema: string): string => `UnitOfWork:${schema}`;
 const relayToken = (schema: string): string => `OutboxRelay:${schema}`;
 const outboxBacklogToken = (schema: string): string => `OutboxBacklog:${schema}`;
+const retentionToken = (schema: string): string => `MessagingRetention:${schema}`;
 
 /** Injects the `UnitOfWork` of the named service schema. */
 export const InjectUnitOfWork = (schema: string): ParameterDecorator => Inject(unitOfWorkToken(schema));
@@ -85,8 +87,8 @@ function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions)
 /**
  * One service's database: a TypeORM data source bound to the service's own schema (a service never
  * reads another's tables), its migrations, its unit of work, its outbox relay, and its dead letters
- * (the admin API at `/admin/v1/dead-letters/<schema>` and the `guidepost_dead_letters_waiting` gauge), and
- * the gauges of its outbox backlog.
+ * (the admin API at `/admin/v1/dead-letters/<schema>` and the `guidepost_dead_letters_waiting` gauge), the
+ * gauges of its outbox backlog, and the pruning of its messaging tables past the deduplication window.
  */
 @Module({})
 export class ServiceDatabaseModule {
@@ -131,6 +133,12 @@ export class ServiceDatabaseModule {
             if (registry) reportOutboxBacklog(registry, schema, dataSource);
             return schema;
           },
+        },
+        {
+          provide: retentionToken(schema),
+          inject: [getDataSourceToken(schema), AppConfig, { token: MetricsRegistry, optional: true }],
+          useFactory: (dataSource: DataSource, config: AppConfig, registry: MetricsRegistry | undefined) =>
+            new MessagingRetention(dataSource, schema, { windowSeconds: config.messageDedupWindowSeconds, intervalMs: config.messagePruneIntervalMs }, registry),
         },
         {
           provide: deadLetterStoreToken(schema),

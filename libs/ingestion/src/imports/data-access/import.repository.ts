@@ -35,6 +35,7 @@ export class ImportRepository {
   /**
    * Whether the job's outcome (`<job>:Completed` or `<job>:Failed`) is already in the outbox: the job
    * registry may not have folded it yet, but the import is over and its staged upload may go.
+   * (Published messages are pruned after the deduplication window, by when the registry has folded it.)
    */
   async hasReportedOutcome(jobId: string): Promise<boolean> {
     const [row]: { reported: boolean }[] = await this.dataSource.query(

@@ -49,7 +49,8 @@ const BULK_PAGE = 200;
  * One service's dead letters (its `dead_letters` table): listed newest first, shown whole, replayed.
  * Replaying a relay's dead letter makes the outbox relay publish the message again; replaying a
  * consumer group's delivers it again to that group only (`MessageBus.redeliver`). Either way the row
- * is marked replayed, never deleted, and replaying it again does nothing.
+ * is marked replayed (and kept for the deduplication window: `MessagingRetention`), and replaying it
+ * again does nothing.
  */
 export class DeadLetterStore {
   private readonly logger: Logger;

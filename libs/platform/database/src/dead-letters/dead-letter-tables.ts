@@ -6,8 +6,8 @@ import type { QueryRunner } from 'typeorm';
  * `consumer_group` (their message stays in `outbox_messages` with `dead_at`, which replaying clears);
  * rows of a consumer group (Kafka) carry the record as it arrived. One row per topic, group and message:
  * a message given up on again after a replay is waiting again. Replaying marks a row `replayed_at`;
- * nothing is deleted. The relay's dead outbox rows of before this table are copied in. Every service's
- * migration of that name calls this.
+ * `MessagingRetention` deletes it once that is older than the deduplication window. The relay's dead
+ * outbox rows of before this table are copied in. Every service's migration of that name calls this.
  */
 export async function createDeadLetterTable(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(`

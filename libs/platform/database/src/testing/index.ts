@@ -1,0 +1,1 @@
+export { MEDIUM_POSTGRES_URL, openFreshDatabase, openServiceDatabase, type FreshDatabase, type OpenServiceDatabase } from './medium-database';

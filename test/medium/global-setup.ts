@@ -1,0 +1,26 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, register } from 'tsconfig-paths';
+import { mediumRun } from './medium-run';
+
+/**
+ * Starts the one embedded PostgreSQL of a run of the medium specs (the server the standalone shape
+ * embeds, in a temporary folder) and hands its URL to the spec files, each of which makes a database
+ * of its own there (`openFreshDatabase`, `openServiceDatabase` of `@guidepost/platform-database/testing`).
+ * Jest resolves the workspace's path aliases in spec files only, so this set-up, which runs in Jest's
+ * parent process, registers them itself before it loads the library.
+ */
+export default async function globalSetup(): Promise<void> {
+  const workspace = loadConfig(join(__dirname, '../..'));
+  if (workspace.resultType === 'failed') throw new Error(`the workspace's path aliases cannot be read: ${workspace.message}`);
+  register({ baseUrl: workspace.absoluteBaseUrl, paths: workspace.paths });
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded once the aliases they use resolve */
+  const { startEmbeddedPostgres } = require('@guidepost/platform-database') as typeof import('@guidepost/platform-database');
+  const { MEDIUM_POSTGRES_URL } = require('@guidepost/platform-database/testing') as typeof import('@guidepost/platform-database/testing');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const dataDir = await mkdtemp(join(tmpdir(), 'guidepost-medium-'));
+  mediumRun.dataDir = dataDir;
+  mediumRun.postgres = await startEmbeddedPostgres(dataDir, { log: () => undefined, warn: (message) => console.warn(message) });
+  process.env[MEDIUM_POSTGRES_URL] = mediumRun.postgres.url;
+}
