@@ -80,6 +80,7 @@ module.exports = {
       ...common,
       displayName: 'distributed',
       testMatch: ['<rootDir>/test/distributed/**/*.dist-spec.ts'],
+      globalSetup: '<rootDir>/test/distributed/global-setup.ts',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },
   ],

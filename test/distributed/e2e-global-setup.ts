@@ -2,6 +2,7 @@ import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from '../e2e/support/client';
 import type { DistributedSuite } from '@guidepost/tools-suite';
 import { releaseTestServers, useTestServers } from '../containers/test-servers';
 import { startSuite } from './support';
+import buildBeforeTheSpecs from './global-setup';
 
 /** What setup started, for teardown (both run in jest's parent process). */
 const started = ((globalThis as { guidepostDistributedE2e?: { suite?: DistributedSuite } }).guidepostDistributedE2e ??= {});
@@ -9,9 +10,10 @@ const started = ((globalThis as { guidepostDistributedE2e?: { suite?: Distribute
 /**
  * The end-to-end suite of the standalone shape, run against the distributed shape: brings up every
  * service behind the gateway on the real servers (those GUIDEPOST_TEST_SERVERS selects), and points
- * the specs at the gateway.
+ * the specs at the gateway. The build in `dist/` is brought up to date first: the suite runs from it.
  */
 export default async function globalSetup(): Promise<void> {
+  await buildBeforeTheSpecs();
   await useTestServers();
   const suite = await startSuite();
   started.suite = suite;

@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import type { Infrastructure } from './infrastructure';
 import { freeLoopbackPort } from './loopback-port';
 import { discardNamespaceData, ensureClickHouseDatabase, ensurePostgresDatabase, namespaceData } from './namespace-data';
-import { type ProcessLauncher, runToCompletion, ServiceProcess } from './service-process';
+import { buildLockOf, whileBuildUnchanged } from './build-lock';
+import { type ProcessLauncher, runToCompletion, ServiceProcess, type UnexpectedExit } from './service-process';
 
 /** The processes of the distributed shape, one build, one entry point each. */
 export const SERVICE_ROLES = ['content', 'profile', 'ingestion', 'segment', 'gateway'] as const;
@@ -43,6 +44,8 @@ export interface SuiteOptions {
   readonly launcher?: ProcessLauncher;
   /** A throwaway namespace (a test's): `stop()` then deletes its topics, groups and databases. */
   readonly discardOnStop?: boolean;
+  /** Told when a process dies without being stopped (default: the report on stderr). */
+  readonly onUnexpectedExit?: (exit: UnexpectedExit) => void;
 }
 
 /**
@@ -68,15 +71,21 @@ export class DistributedSuite {
     const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
     const ports = await assignPorts(options);
     const env = await sharedEnvironment(options, adminToken, ports);
-    await Promise.all(
-      SERVICE_ROLES.map((role) => runToCompletion({ name: `migrate-${role}`, entryPoint: ENTRY_POINTS[role], args: ['migrate'], env }, REPO_ROOT, options.launcher)),
-    );
+    // Processes run from an image have their build in it; those run from dist/ start under the build lock.
+    const buildLock = options.launcher === undefined ? buildLockOf(REPO_ROOT) : undefined;
+    const migrateAll = (): Promise<string[]> =>
+      Promise.all(
+        SERVICE_ROLES.map((role) => runToCompletion({ name: `migrate-${role}`, entryPoint: ENTRY_POINTS[role], args: ['migrate'], env }, REPO_ROOT, options.launcher)),
+      );
+    await (buildLock === undefined ? migrateAll() : whileBuildUnchanged(buildLock, migrateAll));
 
     const processes = new Map<string, ServiceProcess>();
     for (const [name, port] of ports) {
       const role = roleOf(name);
       const processEnv = { ...env, GUIDEPOST_PORT: String(port), GUIDEPOST_DATA_DIR: join(options.runDir, name) };
-      processes.set(name, new ServiceProcess(name, ENTRY_POINTS[role], port, processEnv, join(options.runDir, `${name}.log`), REPO_ROOT, options.launcher));
+      const { launcher, onUnexpectedExit } = options;
+      const logFile = join(options.runDir, `${name}.log`);
+      processes.set(name, new ServiceProcess({ name, entryPoint: ENTRY_POINTS[role], port, env: processEnv, logFile, cwd: REPO_ROOT, launcher, buildLock, onUnexpectedExit }));
     }
     const gatewayUrls = [...ports].filter(([name]) => roleOf(name) === 'gateway').map(([, port]) => `http://127.0.0.1:${port}`);
     // Cleaning up is not what a run is about: data left behind is said, not failed on.

@@ -3,13 +3,16 @@ import { parseArgs } from 'node:util';
 import { containerLauncher, removeSuiteContainers } from './container-launcher';
 import { DistributedSuite } from './distributed-suite';
 import { infrastructureDir, loadInfrastructure } from './infrastructure';
+import { describeUnexpectedExit, type UnexpectedExit } from './service-process';
 
 const USAGE = `Usage: npm run suite -- [--port 8080] [--ingestion-replicas 1] [--namespace local] [--image IMAGE] [--discard]
 Brings up the distributed shape (gateway, content, segment, profile and ingestion services) against the
 servers that scripts/infra/start.sh runs, and keeps it in the foreground until Ctrl-C (or SIGTERM).
 --image runs each process in a podman container of that service image (scripts/images/build.sh),
 named guidepost-<namespace>-<process>, instead of this Node on dist/.
---discard deletes the namespace's topics, consumer groups and databases when the suite stops.`;
+--discard deletes the namespace's topics, consumer groups and databases when the suite stops.
+A process that dies (a crash, a kill) stops the whole suite with exit code 1, after a report naming
+it, its exit code or signal and the end of its log: a suite missing a process is not left serving.`;
 
 /** `npm run suite`: the whole distributed suite on this machine, for trying it out. */
 async function main(): Promise<void> {
@@ -35,6 +38,15 @@ async function main(): Promise<void> {
   const removeContainers = async (): Promise<void> => {
     if (values.image !== undefined) await removeSuiteContainers(values.namespace);
   };
+  let stopping: Promise<void> | undefined;
+  const started: { suite?: DistributedSuite } = {};
+  // A suite with a process missing would answer 503s that say nothing of why: it stops, saying why.
+  const stopAfterDeath = (exit: UnexpectedExit): void => {
+    process.stderr.write(`${describeUnexpectedExit(exit)}\nStopping the suite (exit code 1).\n`);
+    stopping ??= Promise.resolve(started.suite?.stop())
+      .then(removeContainers)
+      .finally(() => process.exit(1));
+  };
   const suite = await DistributedSuite.start({
     infrastructure: loadInfrastructure(),
     namespace: values.namespace,
@@ -44,10 +56,12 @@ async function main(): Promise<void> {
     adminToken: process.env['GUIDEPOST_ADMIN_TOKEN'],
     launcher: values.image === undefined ? undefined : containerLauncher(values.image, values.namespace),
     discardOnStop: values.discard,
+    onUnexpectedExit: stopAfterDeath,
   }).catch(async (error: unknown) => {
     await removeContainers();
     throw error;
   });
+  started.suite = suite;
   process.stdout.write(
     [
       `Guidepost (distributed) is serving the API at ${suite.gatewayUrl}`,
@@ -57,7 +71,7 @@ async function main(): Promise<void> {
     ].join('\n') + '\n',
   );
   const stop = (): void => {
-    suite
+    stopping ??= suite
       .stop()
       .then(removeContainers)
       .then(
