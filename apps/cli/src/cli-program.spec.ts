@@ -123,6 +123,19 @@ describe('guidepost CLI', () => {
     expect(calls[0].body).toEqual([{ id: 't1' }]);
   });
 
+  it.each(['launchpads', 'banners', 'checklists', 'flows-v2', 'embeds', 'nps'])('upserts %s to their own admin path', async (kind) => {
+    reply = () => ({ status: 200, body: { upserted: 1 } });
+    const record = { id: 'r1', name: 'R', type: kind, steps: [] };
+    expect(await run(['content', 'upsert', kind, '--account', 'acme', '--file', await jsonFile(`${kind}.json`, [record])])).toBe(0);
+    expect(calls).toEqual([expect.objectContaining({ method: 'PUT', url: `http://127.0.0.1:8080/admin/v1/accounts/acme/${kind}`, body: [record] })]);
+  });
+
+  it('names every content kind in its help', async () => {
+    await run(['content', '--help']);
+    const help = (stdout + stderr).replace(/\s+/g, ' ');
+    expect(help).toContain('flows, pins, mobile, launchpads, banners, checklists, flows-v2, embeds, nps, tags');
+  });
+
   it('names the records of a failed batch and what was already stored', async () => {
     const records = Array.from({ length: 600 }, (_, index) => ({ id: `pin-${index}` }));
     reply = () =>

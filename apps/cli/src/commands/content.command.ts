@@ -6,7 +6,9 @@ import { CliContext, type CliIo } from '../cli-context';
 import { readJsonFile, recordsOf } from '../json-file';
 
 export function registerContentCommands(program: Command, io: CliIo): void {
-  const content = program.command('content').description('Upsert content records (flows, pins, mobile, tags)');
+  const content = program
+    .command('content')
+    .description(`Upsert content records (${CONTENT_KINDS.join(', ')}); the experience kinds keep the studio's fields as given`);
 
   content
     .command('upsert')
