@@ -3,6 +3,12 @@ import { ClickHouseClient } from '@clickhouse/client';
 import { JobRegistryClient } from '@guidepost/contracts-http';
 import { ClickHouseModule } from '@guidepost/platform-clickhouse';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
+import { AnalyticsExportConsumer } from './analytics/api/analytics-export.consumer';
+import { AnalyticsController } from './analytics/api/analytics.controller';
+import { AnalyticsExports } from './analytics/application/analytics-exports.service';
+import { AnalyticsQueries } from './analytics/application/analytics-queries.service';
+import { AnalyticsStore } from './analytics/application/analytics-store.port';
+import { ClickHouseAnalyticsStore } from './analytics/data-access/clickhouse-analytics-store';
 import { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';
 import { EventSinkConsumer } from './events/api/event-sink.consumer';
 import { UserEventsController } from './events/api/user-events.controller';
@@ -42,7 +48,7 @@ import { JobRepository } from './jobs/data-access/job.repository';
     ServiceDatabaseModule.forService(INGESTION_DATABASE),
     ClickHouseModule.forService(INGESTION_EVENT_STORE),
   ],
-  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController, InternalJobsController],
+  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController, InternalJobsController, AnalyticsController],
   providers: [
     JobRepository,
     JobMetrics,
@@ -67,6 +73,11 @@ import { JobRepository } from './jobs/data-access/job.repository';
     ImportBatchWriter,
     ImportWorker,
     ImportWorkerConsumer,
+    // Analytics queries over the event store, and the same queries run as export jobs.
+    { provide: AnalyticsStore, inject: [ClickHouseClient], useFactory: (client: ClickHouseClient) => new ClickHouseAnalyticsStore(client) },
+    AnalyticsQueries,
+    AnalyticsExports,
+    AnalyticsExportConsumer,
   ],
   exports: [JobRegistryClient],
 })

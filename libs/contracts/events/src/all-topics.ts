@@ -1,6 +1,6 @@
 import { IngestionFilteringRulesChanged } from './content-events';
 import { EventsAccepted } from './end-user-events';
-import { EventExportRequested, ImportStaged, ProfileRowsImported } from './ingestion-events';
+import { AnalyticsExportRequested, EventExportRequested, ImportStaged, ProfileRowsImported } from './ingestion-events';
 import { JobEventRecorded } from './job-events';
 import { MailRequested } from './mail-events';
 import { SegmentMembershipExportRequested, SegmentUserIdsSubmitted } from './segment-events';
@@ -17,4 +17,5 @@ export const ALL_TOPICS: readonly Topic[] = [
   ImportStaged,
   ProfileRowsImported,
   EventExportRequested,
+  AnalyticsExportRequested,
 ];

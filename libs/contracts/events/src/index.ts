@@ -12,6 +12,7 @@ export {
 export { EventsAccepted, RecordedEventSchema, type RecordedEvent } from './end-user-events';
 export {
   EventExportRequested,
+  AnalyticsExportRequested,
   ImportKind,
   ImportStaged,
   ProfileRowSchema,

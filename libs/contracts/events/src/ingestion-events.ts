@@ -72,3 +72,18 @@ export const EventExportRequested = defineTopic(
     requestedAt: Type.String({ format: 'date-time' }),
   }),
 );
+
+/**
+ * An accepted `POST /analytics/exports`: the query spec as sent, already validated (conditions
+ * included). The analytics export worker runs it and writes the rows into the blob store.
+ */
+export const AnalyticsExportRequested = defineTopic(
+  'guidepost.ingestion.analytics-export-requested.v1',
+  'job id',
+  Type.Object({
+    accountId: Type.String({ minLength: 1 }),
+    jobId: Type.String({ minLength: 1 }),
+    spec: Type.Unknown(),
+    requestedAt: Type.String({ format: 'date-time' }),
+  }),
+);

@@ -42,6 +42,7 @@ export * from './schemas/profiles.schema';
 export * from './schemas/events.schema';
 export * from './schemas/imports.schema';
 export * from './schemas/exports.schema';
+export * from './schemas/analytics.schema';
 export * from './schemas/input-limits';
 export * from './schemas/storable-values';
 export * from './idempotency';

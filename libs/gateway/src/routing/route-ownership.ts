@@ -39,6 +39,7 @@ export const ROUTE_OWNERSHIP: readonly RouteOwnership[] = [
   { prefix: `${ACCOUNT}/users/:user_id/events`, service: 'ingestion' },
   { prefix: `${ACCOUNT}/import`, service: 'ingestion' },
   { prefix: `${ACCOUNT}/export/events`, service: 'ingestion' },
+  { prefix: `${ACCOUNT}/analytics`, service: 'ingestion' },
   // The job registry, and the failures of import jobs (`/jobs/{job_id}/failures`).
   { prefix: `${ACCOUNT}/jobs`, service: 'ingestion' },
   // Each service keeps (and serves) its own dead letters; the gateway's own stay here.

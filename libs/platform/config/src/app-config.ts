@@ -14,6 +14,19 @@ export interface S3Settings {
   readonly partSizeBytes: number;
 }
 
+export interface AnalyticsSettings {
+  /** Most rows a query answers. */
+  readonly maxRows: number;
+  /** Most rows an export writes. */
+  readonly exportMaxRows: number;
+  /** ClickHouse `max_execution_time` of each query and export. */
+  readonly maxExecutionSeconds: number;
+  /** ClickHouse `max_memory_usage` of each query and export. */
+  readonly maxMemoryBytes: number;
+  /** Queries of one account running at once in one process. */
+  readonly concurrentQueries: number;
+}
+
 /** The validated, typed configuration that every module receives by injection. */
 export class AppConfig {
   readonly host: string;
@@ -64,6 +77,8 @@ export class AppConfig {
   readonly mailFrom: string;
   readonly eventSinkMaxRows: number;
   readonly eventSinkMaxWaitMs: number;
+  /** The limits and budget of analytics queries (`GUIDEPOST_ANALYTICS_*`). */
+  readonly analytics: AnalyticsSettings;
 
   constructor(env: Environment) {
     this.host = env.GUIDEPOST_HOST;
@@ -113,6 +128,13 @@ export class AppConfig {
     this.mailFrom = env.GUIDEPOST_MAIL_FROM;
     this.eventSinkMaxRows = env.GUIDEPOST_EVENT_SINK_MAX_ROWS;
     this.eventSinkMaxWaitMs = env.GUIDEPOST_EVENT_SINK_MAX_WAIT_MS;
+    this.analytics = {
+      maxRows: env.GUIDEPOST_ANALYTICS_MAX_ROWS,
+      exportMaxRows: env.GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS,
+      maxExecutionSeconds: env.GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS,
+      maxMemoryBytes: env.GUIDEPOST_ANALYTICS_MAX_MEMORY_BYTES,
+      concurrentQueries: env.GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES,
+    };
   }
 
   /**

@@ -141,6 +141,35 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_MAIL_FROM: Type.String({ minLength: 3, default: 'Guidepost <no-reply@guidepost.invalid>', description: 'Sender of notification mail' }),
   GUIDEPOST_EVENT_SINK_MAX_ROWS: Type.Integer({ minimum: 1, default: 50_000, description: 'The event sink inserts once it has gathered this many events...' }),
   GUIDEPOST_EVENT_SINK_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200, description: '...or once the oldest gathered event has waited this long (ms)' }),
+  GUIDEPOST_ANALYTICS_MAX_ROWS: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 10_000,
+    description: 'Most rows `POST /analytics/query` answers; a larger result is clamped, with `X-Rows-Truncated: true`',
+  }),
+  GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS: Type.Integer({
+    minimum: 1,
+    maximum: 100_000_000,
+    default: 1_000_000,
+    description: 'Most rows an analytics export (`POST /analytics/exports`) writes; a larger result is clamped (`truncated` in its state)',
+  }),
+  GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3_600,
+    default: 10,
+    description: 'Time budget of one analytics query or export in the event store (ClickHouse `max_execution_time`, seconds); past it the request is answered 400 (an export fails)',
+  }),
+  GUIDEPOST_ANALYTICS_MAX_MEMORY_BYTES: Type.Integer({
+    minimum: 16 * 1024 * 1024,
+    default: 1024 * 1024 * 1024,
+    description: 'Memory budget of one analytics query or export in the event store (ClickHouse `max_memory_usage`, bytes); past it the request is answered 400 (an export fails)',
+  }),
+  GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 2,
+    description: 'Analytics queries one account may run at once in each ingestion process (`X-Concurrency-Limit`); one more is answered 429 with `Retry-After`',
+  }),
   GUIDEPOST_DEMO: Type.Boolean({ default: false, description: 'Create a demo account with sample content at start-up and print its credentials' }),
 });
 

@@ -59,6 +59,7 @@ export const JobName = {
   ImportGroups: 'Import Groups',
   ImportEvents: 'Import Events',
   ExportEvents: 'Export Events',
+  ExportAnalytics: 'Export Analytics',
   DeleteProfile: 'Delete Profile',
   AddSegmentUsers: 'Add Segment Users',
   RemoveSegmentUsers: 'Remove Segment Users',

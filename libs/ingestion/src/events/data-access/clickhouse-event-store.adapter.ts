@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Event } from '@guidepost/contracts-http';
@@ -8,6 +7,7 @@ import { dateTime64Param } from '../domain/instant';
 import { wellFormed, wellFormedJson } from '../domain/well-formed-text';
 import { CSV_RECORD, JSON_LINE, READ_SETTINGS, RENDERED_TIMESTAMP, zoneParams } from './event-sql';
 import { exportPages, type Page, type RowKey } from './export-pages';
+import { write } from '../application/output-writes';
 
 export const EVENTS_TABLE = 'events';
 /**
@@ -220,18 +220,4 @@ function eventOf(row: HistoryRow): Event {
 function csvHeader(keys: readonly string[]): string {
   const names = ['name', 'timestamp', 'user_id', ...keys.map((key) => `attributes.${key}`)];
   return `${names.map((name) => (/[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name)).join(',')}\r\n`;
-}
-
-/** Writes, then waits while the output is full; rejects when it fails or closes instead of draining (never hangs). */
-async function write(output: Writable, bytes: string | Buffer): Promise<void> {
-  if (output.write(bytes)) return;
-  const waiting = new AbortController();
-  const closed = once(output, 'close', { signal: waiting.signal }).then(() => {
-    throw output.errored ?? new Error('the export output closed before the export was written');
-  });
-  try {
-    await Promise.race([once(output, 'drain', { signal: waiting.signal }), closed]);
-  } finally {
-    waiting.abort();
-  }
 }

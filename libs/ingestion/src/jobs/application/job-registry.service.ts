@@ -15,7 +15,7 @@ import { JobMetrics } from './job-metrics';
 export type RecordedJobEvent = PayloadOf<typeof JobEventRecorded>;
 
 /** The jobs an account may run only so many of at once (`GUIDEPOST_BULK_JOBS_PER_ACCOUNT`): each reads or writes a whole file. */
-const BULK_JOBS: readonly string[] = [JobName.ImportProfiles, JobName.ImportGroups, JobName.ImportEvents, JobName.ExportEvents];
+const BULK_JOBS: readonly string[] = [JobName.ImportProfiles, JobName.ImportGroups, JobName.ImportEvents, JobName.ExportEvents, JobName.ExportAnalytics];
 /** When a refused client may try again: bulk jobs take seconds to minutes. */
 const BULK_JOB_RETRY_AFTER_SECONDS = 10;
 

@@ -1,0 +1,149 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ExportConditionSchema, MAX_CONDITIONS } from './exports.schema';
+
+/**
+ * The analytics query spec (`POST /analytics/query`, `POST /analytics/exports`): aggregate rows
+ * (`metrics` over `dimensions`) or raw event rows (`columns`), for the export's condition grammar,
+ * within `[start_time, end_time)`.
+ */
+
+/** What each metric counts per combination of dimension values. */
+export const ANALYTICS_METRICS = {
+  events: 'number of events',
+  users: 'number of distinct user ids (events of a group only are not counted)',
+  groups: 'number of distinct group ids (events naming no group are not counted)',
+} as const;
+export type AnalyticsMetric = keyof typeof ANALYTICS_METRICS;
+
+/** Dimensions that are time buckets of the event's timestamp, in UTC. */
+export const ANALYTICS_TIME_BUCKETS = {
+  hour: 'the hour, `2026-11-21T16:00:00Z`',
+  day: 'the day, `2026-11-21`',
+  week: 'the ISO week by its Monday, `2026-11-16`',
+  month: 'the month, `2026-11`',
+} as const;
+export type AnalyticsTimeBucket = keyof typeof ANALYTICS_TIME_BUCKETS;
+
+/** Dimensions and columns that are the event's own text fields (an absent id is `null`). */
+export const ANALYTICS_EVENT_FIELDS = ['name', 'user_id', 'group_id'] as const;
+/** The attribute that names the flow of the flow events (`appcues:flow_started`, ...): a dimension and a column by its bare name. */
+export const ANALYTICS_FLOW_ATTRIBUTE = 'flow_id';
+/** `attributes.<key>` names any attribute as a dimension or a column. */
+export const ANALYTICS_ATTRIBUTE_PREFIX = 'attributes.';
+/** Raw-row columns besides the event fields, the flow attribute and `attributes.<key>`. */
+export const ANALYTICS_EXTRA_COLUMNS = ['timestamp', 'attributes'] as const;
+
+/** Most dimensions (or columns) of one query: more would only multiply the rows. */
+export const ANALYTICS_MAX_FIELDS = 16;
+
+const instant = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    description: `${description}: RFC 3339 with seconds and \`Z\` or an offset (\`2026-11-01T00:00:00Z\`); fractions of a second are optional`,
+  });
+
+const metricNames = Object.keys(ANALYTICS_METRICS);
+const dimensionNames = [...ANALYTICS_EVENT_FIELDS, ANALYTICS_FLOW_ATTRIBUTE, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
+const columnNames = [...ANALYTICS_EVENT_FIELDS, ...ANALYTICS_EXTRA_COLUMNS, ANALYTICS_FLOW_ATTRIBUTE];
+
+export const AnalyticsQuerySchema = Type.Object(
+  {
+    metrics: Type.Optional(
+      Type.Array(Type.Union(metricNames.map((metric) => Type.Literal(metric))), {
+        minItems: 1,
+        maxItems: metricNames.length,
+        uniqueItems: true,
+        description:
+          'Aggregate: one numeric field per metric in each row. ' +
+          Object.entries(ANALYTICS_METRICS)
+            .map(([metric, meaning]) => `\`${metric}\`: ${meaning}`)
+            .join('; '),
+      }),
+    ),
+    dimensions: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        maxItems: ANALYTICS_MAX_FIELDS,
+        uniqueItems: true,
+        description:
+          'With `metrics`: one row per combination of these values (none: one row in all). ' +
+          `\`${dimensionNames.join('`, `')}\` or \`attributes.<key>\` (the attribute's value; a string as is, any other JSON value ` +
+          'as its JSON text, `null` when absent). Time buckets in UTC: ' +
+          Object.entries(ANALYTICS_TIME_BUCKETS)
+            .map(([bucket, meaning]) => `\`${bucket}\` ${meaning}`)
+            .join(', ') +
+          `. \`${ANALYTICS_FLOW_ATTRIBUTE}\` is \`attributes.${ANALYTICS_FLOW_ATTRIBUTE}\`, the attribute naming the flow of the flow events.`,
+      }),
+    ),
+    columns: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        maxItems: ANALYTICS_MAX_FIELDS,
+        uniqueItems: true,
+        description:
+          `Raw rows instead of \`metrics\`: one object per event, oldest first, with these fields: \`${columnNames.join('`, `')}\` ` +
+          'or `attributes.<key>`. `timestamp` is RFC 3339 in UTC with milliseconds; `attributes` is the object of all attributes.',
+      }),
+    ),
+    conditions: Type.Optional(
+      Type.Array(ExportConditionSchema, {
+        maxItems: MAX_CONDITIONS,
+        description:
+          'Filter in the grammar of `POST /export/events`; top-level conditions are joined with AND; none selects all events. ' +
+          'A condition on an event name no event has matches nothing.',
+      }),
+    ),
+    start_time: instant('Start of the window (inclusive)'),
+    end_time: instant('End of the window (exclusive)'),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Most rows answered; never more than the server row limit (`GUIDEPOST_ANALYTICS_MAX_ROWS`, 10,000 by default)',
+      }),
+    ),
+  },
+  {
+    $id: 'AnalyticsQuery',
+    additionalProperties: false,
+    description:
+      'A query spec: `metrics` (with optional `dimensions`) for aggregate rows, or `columns` for raw event rows; exactly one of ' +
+      'the two. Every 400 names the offending field (`metrics[1]`, `dimensions[0]`, `conditions[0][1]`, `end_time`).',
+  },
+);
+export type AnalyticsQuery = Static<typeof AnalyticsQuerySchema>;
+
+/** One answer row: a value per dimension (or column) and a number per metric. */
+export const AnalyticsRowSchema = Type.Record(Type.String(), Type.Unknown(), {
+  $id: 'AnalyticsRow',
+  description: 'One row: the dimension values (text or `null`) and one number per metric; or, for `columns`, the event fields asked for',
+});
+
+export const AnalyticsExportStatusSchema = Type.Object(
+  {
+    job_id: Type.String({ description: 'The job of the export' }),
+    status: Type.Union([Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('FAILED')], {
+      description: '`IN_PROGRESS` until the result is written (`COMPLETED`) or cannot be (`FAILED`)',
+    }),
+    started_at: Type.String({ format: 'date-time', description: 'When the export was requested' }),
+    download_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'When `COMPLETED`: link to the result, a JSON array of rows, valid one week; it needs no credentials',
+      }),
+    ),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When `COMPLETED`: when `download_url` stops working' })),
+    rows: Type.Optional(Type.Integer({ minimum: 0, description: 'When `COMPLETED`: rows in the result' })),
+    truncated: Type.Optional(
+      Type.Boolean({ description: 'When `COMPLETED`: whether the result was clamped to the export row limit (`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS`)' }),
+    ),
+    reason: Type.Optional(Type.String({ description: 'When `FAILED`: why' })),
+  },
+  { $id: 'AnalyticsExportStatus', description: 'The state of an analytics export' },
+);
+export type AnalyticsExportStatus = Static<typeof AnalyticsExportStatusSchema>;
+
+/** Response headers of `POST /analytics/query`. */
+export const ANALYTICS_HEADERS = {
+  rowsTruncated: 'X-Rows-Truncated',
+  concurrencyLimit: 'X-Concurrency-Limit',
+  concurrencyUsed: 'X-Concurrency-Used',
+} as const;

@@ -1,0 +1,102 @@
+import type { Writable } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { AnalyticsExportRequested, type PayloadOf } from '@guidepost/contracts-events';
+import { type AnalyticsExportStatus, type CreatedJob, JobName } from '@guidepost/contracts-http';
+import { BlobStore, exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-blob';
+import { AppConfig } from '@guidepost/platform-config';
+import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
+import { notFound } from '@guidepost/platform-http';
+import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { compileExportConditions } from '../../events/domain/export-conditions';
+import { JobRegistry } from '../../jobs/application/job-registry.service';
+import { analyticsSpecOf } from './analytics-spec';
+import { AnalyticsStore } from './analytics-store.port';
+import { budgetOf } from './analytics-queries.service';
+import { write } from '../../events/application/output-writes';
+
+export type AnalyticsExportPayload = PayloadOf<typeof AnalyticsExportRequested>;
+/** Reports a written (or failed) export in the transaction that marks its message handled. */
+export type AnalyticsExportReport = (tx: Transaction) => void;
+
+const RESULT_FILE = { extension: 'json', contentType: 'application/json' };
+
+/**
+ * Analytics exports: the query spec of `POST /analytics/query` run as a job, its rows written as one
+ * JSON array into the blob store and linked for one week, as event exports are (the same delivery).
+ * The spec is validated before the 202; a job always ends, `Completed` or `Failed` with the reason.
+ */
+@Injectable()
+export class AnalyticsExports {
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly blobs: BlobStore,
+    private readonly jobs: JobRegistry,
+    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Checks the spec (conditions included), then creates the job and announces the export. */
+  async request(accountId: string, body: unknown): Promise<CreatedJob> {
+    compileExportConditions(analyticsSpecOf(body).conditions);
+    return this.unitOfWork.run(async (tx) => {
+      const job = await this.jobs.createJob({ accountId, name: JobName.ExportAnalytics }, tx);
+      const payload = { accountId, jobId: job.id, spec: body, requestedAt: new Date().toISOString() };
+      tx.emit(AnalyticsExportRequested, job.id, payload, `${job.id}:analytics-export-requested`);
+      return job;
+    });
+  }
+
+  /** Writes the result file (no transaction held meanwhile) and returns how to report the outcome. */
+  async write(request: AnalyticsExportPayload): Promise<AnalyticsExportReport> {
+    const job = { jobId: request.jobId, accountId: request.accountId };
+    const file = { key: exportBlobKey(request.accountId, request.jobId, RESULT_FILE.extension), contentType: RESULT_FILE.contentType };
+    let truncated = false;
+    const outcome = await storeExportWithRetries(this.blobs, file, async (output) => {
+      const written = await this.writeRows(request, output);
+      truncated = written.truncated;
+      return written.rows;
+    });
+    const finishedAt = new Date();
+    if ('reason' in outcome) return (tx) => reportExportFailed(tx, job, outcome.reason, finishedAt);
+    return (tx) => reportExportCompleted(tx, job, { artifact: outcome, requestedAt: new Date(request.requestedAt), finishedAt, attributes: { truncated } });
+  }
+
+  /** The export's state; 404 for a job that is not an analytics export of the account. */
+  async status(accountId: string, jobId: string): Promise<AnalyticsExportStatus> {
+    const { job, events } = await this.jobs.jobWithEvents(accountId, jobId);
+    if (job.name !== JobName.ExportAnalytics) throw notFound('Analytics export', jobId);
+    const status: AnalyticsExportStatus = { job_id: job.id, status: job.status, started_at: job.startedAt.toISOString() };
+    // The final event (`Completed` or `Failed`, recorded by `write`) carries the outcome.
+    const outcome = (events.at(-1)?.attributes ?? {}) as Partial<Record<'signed_s3_url' | 'expires_at' | 'reason', string> & { rows: number; truncated: boolean }>;
+    if (job.status === 'COMPLETED') {
+      return { ...status, download_url: outcome.signed_s3_url, expires_at: outcome.expires_at, rows: outcome.rows, truncated: outcome.truncated === true };
+    }
+    if (job.status === 'FAILED') return { ...status, reason: outcome.reason ?? 'The export failed' };
+    return status;
+  }
+
+  /** `[row,\n row, ...]`: at most the export row limit, and whether there were more. */
+  private async writeRows(request: AnalyticsExportPayload, output: Writable): Promise<{ rows: number; truncated: boolean }> {
+    const maxRows = this.config.analytics.exportMaxRows;
+    const read = { accountId: request.accountId, spec: analyticsSpecOf(request.spec), maxRows: maxRows + 1, budget: budgetOf(this.config) };
+    let rows = 0;
+    let truncated = false;
+    await write(output, '[');
+    for await (const row of this.store.rows(read)) {
+      if (rows === maxRows) {
+        truncated = true;
+        break;
+      }
+      await write(output, rows === 0 ? row : `,\n${row}`);
+      rows += 1;
+    }
+    await write(output, ']\n');
+    return { rows, truncated };
+  }
+}
+
+/** How to report an export given up on for good (its request dead-lettered): `Failed` with the reason. */
+export function analyticsExportGivenUp(request: AnalyticsExportPayload, reason: string): AnalyticsExportReport {
+  const failedAt = new Date();
+  return (tx) => reportExportFailed(tx, { jobId: request.jobId, accountId: request.accountId }, `The export could not be written: ${reason}`, failedAt);
+}

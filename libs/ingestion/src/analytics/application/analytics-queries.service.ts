@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@guidepost/platform-config';
+import { DomainError } from '@guidepost/platform-http';
+import type { AnalyticsSpec } from './analytics-spec';
+import { AnalyticsStore, type QueryBudget } from './analytics-store.port';
+
+/** When a refused client may try again: a query takes at most its time budget, usually far less. */
+const RETRY_AFTER_SECONDS = 1;
+
+/** What a query answers, and how loaded the account's share of the store was while it ran. */
+export interface AnalyticsAnswer {
+  readonly rows: unknown[];
+  /** Whether there were more rows than answered (`X-Rows-Truncated: true`). */
+  readonly truncated: boolean;
+  readonly concurrency: Concurrency;
+}
+
+/** `X-Concurrency-Limit` and `X-Concurrency-Used`: this query included in `used`. */
+export interface Concurrency {
+  readonly limit: number;
+  readonly used: number;
+}
+
+/** Thrown when the account already runs as many queries as it may; the headers still report the load. */
+export class ConcurrencyExceeded extends DomainError {
+  constructor(readonly concurrency: Concurrency) {
+    super('throttled', `At most ${concurrency.limit} analytics queries may run at once for an account: retry once one has finished`, {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    });
+  }
+}
+
+/**
+ * Synchronous analytics queries. Each account may run `GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES` at once
+ * in this process; each query runs within the time and memory budget and answers at most
+ * `GUIDEPOST_ANALYTICS_MAX_ROWS` rows (or the fewer it asks for).
+ */
+@Injectable()
+export class AnalyticsQueries {
+  private readonly running = new Map<string, number>();
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The load an account's query would see now, without running one (for headers of refused requests). */
+  concurrencyOf(accountId: string): Concurrency {
+    return { limit: this.config.analytics.concurrentQueries, used: this.running.get(accountId) ?? 0 };
+  }
+
+  async query(accountId: string, spec: AnalyticsSpec): Promise<AnalyticsAnswer> {
+    const concurrency = this.acquire(accountId);
+    try {
+      const maxRows = Math.min(spec.limit ?? Number.MAX_SAFE_INTEGER, this.config.analytics.maxRows);
+      const rows: unknown[] = [];
+      // One more row than answered tells whether the result was clamped.
+      for await (const row of this.store.rows({ accountId, spec, maxRows: maxRows + 1, budget: budgetOf(this.config) })) {
+        rows.push(JSON.parse(row));
+      }
+      return { rows: rows.slice(0, maxRows), truncated: rows.length > maxRows, concurrency };
+    } finally {
+      this.release(accountId);
+    }
+  }
+
+  private acquire(accountId: string): Concurrency {
+    const { limit, used } = this.concurrencyOf(accountId);
+    if (used >= limit) throw new ConcurrencyExceeded({ limit, used });
+    this.running.set(accountId, used + 1);
+    return { limit, used: used + 1 };
+  }
+
+  private release(accountId: string): void {
+    const used = (this.running.get(accountId) ?? 1) - 1;
+    if (used === 0) this.running.delete(accountId);
+    else this.running.set(accountId, used);
+  }
+}
+
+/** The per-query budget of the configuration, enforced by the store as ClickHouse settings. */
+export function budgetOf(config: AppConfig): QueryBudget {
+  return { maxExecutionSeconds: config.analytics.maxExecutionSeconds, maxMemoryBytes: config.analytics.maxMemoryBytes };
+}

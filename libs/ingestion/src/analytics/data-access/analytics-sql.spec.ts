@@ -1,0 +1,38 @@
+import { analyticsSpecOf } from '../application/analytics-spec';
+import { analyticsStatement } from './analytics-sql';
+
+const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };
+const HOSTILE = `x'); DROP TABLE events; --`;
+
+describe('analyticsStatement', () => {
+  it('puts every value and name of the request into parameters, none into the SQL text', () => {
+    const spec = analyticsSpecOf({
+      ...WINDOW,
+      metrics: ['events', 'users'],
+      dimensions: [`attributes.${HOSTILE}`, 'name'],
+      conditions: [[HOSTILE, '==', HOSTILE], ['name', 'in', [HOSTILE]]],
+    });
+    const statement = analyticsStatement('acct', spec, 11);
+    expect(statement.sql).not.toContain('DROP');
+    expect(statement.sql).not.toContain('acct');
+    expect(Object.values(statement.params)).toEqual(expect.arrayContaining([HOSTILE, 'acct', 11, `attributes.${HOSTILE}`]));
+    expect(statement.sql).toContain('LIMIT {max_rows:UInt64}');
+  });
+
+  it('compiles the conditions with the export compiler (its p-placeholders) within the half-open window', () => {
+    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['flow_id', 'is not null']] }), 1);
+    expect(statement.sql).toContain("timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}");
+    expect(statement.sql).toContain("(NOT (JSONType(attributes, {p0:String}) = 'Null'))");
+    expect(statement.params).toMatchObject({ p0: 'flow_id', start_time: '2025-10-01 00:00:00.000', end_time: '2025-10-02 00:00:00.000' });
+  });
+
+  it('orders aggregate rows by time bucket, then the first metric, largest first, then the other dimensions', () => {
+    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['users', 'events'], dimensions: ['name', 'day'] }), 1);
+    expect(statement.sql).toContain('GROUP BY d0, d1 ORDER BY d1 ASC, m0 DESC, d0 ASC');
+  });
+
+  it('orders raw rows by time', () => {
+    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, columns: ['name'] }), 1);
+    expect(statement.sql).toMatch(/FROM events FINAL WHERE .* ORDER BY timestamp, event_id LIMIT/);
+  });
+});

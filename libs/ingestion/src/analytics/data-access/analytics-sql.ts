@@ -1,0 +1,135 @@
+import type { AnalyticsMetric, AnalyticsTimeBucket } from '@guidepost/contracts-http';
+import { compileExportConditions } from '../../events/domain/export-conditions';
+import { dateTime64Param } from '../../events/domain/instant';
+import { READ_SETTINGS, RENDERED_TIMESTAMP, zoneParams } from '../../events/data-access/event-sql';
+import { EVENTS_TABLE } from '../../events/data-access/clickhouse-event-store.adapter';
+import type { AnalyticsSpec, EventField, OutputField } from '../application/analytics-spec';
+
+/** One statement of an analytics query: each result row is one JSON object text (`FORMAT TabSeparatedRaw`). */
+export interface AnalyticsStatement {
+  readonly sql: string;
+  readonly params: Record<string, unknown>;
+}
+
+/** What each metric computes per group; ids are empty for events without one, which no metric counts. */
+const METRIC_SQL: Record<AnalyticsMetric, string> = {
+  events: 'count()',
+  users: "uniqExactIf(user_id, user_id != '')",
+  groups: "uniqExactIf(group_id, group_id != '')",
+};
+
+/** Time buckets in UTC, rendered as the text of the answer. */
+const BUCKET_SQL: Record<AnalyticsTimeBucket, string> = {
+  hour: "formatDateTime(toStartOfHour(timestamp), '%Y-%m-%dT%H:00:00Z')",
+  day: 'toString(toDate(timestamp))',
+  week: 'toString(toMonday(timestamp))',
+  month: "formatDateTime(timestamp, '%Y-%m')",
+};
+
+/**
+ * The analytics query as one parameterised ClickHouse statement. The window and the conditions are
+ * the export's (`compileExportConditions`: the same grammar, compiled the same way, `p0`, `p1`, ...
+ * placeholders); every name the client chose (output keys, attribute keys) is a placeholder too, so
+ * no request text ever enters the SQL. Rows are rendered to JSON by ClickHouse.
+ */
+export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRows: number): AnalyticsStatement {
+  const conditions = compileExportConditions(spec.conditions);
+  const params: Record<string, unknown> = {
+    ...conditions.params,
+    account_id: accountId,
+    start_time: dateTime64Param(spec.startTime),
+    end_time: dateTime64Param(spec.endTime),
+    max_rows: maxRows,
+    ...zoneParams(0),
+  };
+  const placeholders = new Placeholders(params);
+  const where =
+    `account_id = {account_id:String} AND timestamp >= {start_time:DateTime64(3, 'UTC')} ` +
+    `AND timestamp < {end_time:DateTime64(3, 'UTC')} AND (${conditions.sql})`;
+  const sql = spec.shape === 'raw' ? rawRows(spec.columns, where, placeholders) : aggregateRows(spec.metrics, spec.dimensions, where, placeholders);
+  return { sql: `${sql} ${READ_SETTINGS}`, params };
+}
+
+/** One row per event, oldest first. */
+function rawRows(columns: readonly OutputField[], where: string, placeholders: Placeholders): string {
+  const members = columns.map((column) => member(placeholders.text(column.name), columnJson(column.source, placeholders)));
+  return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} FINAL WHERE ${where} ORDER BY timestamp, event_id LIMIT {max_rows:UInt64}`;
+}
+
+/**
+ * One row per combination of dimension values: time buckets first (oldest first), then the first
+ * metric, largest first, then the other dimensions, so that the order is total and a clamped result
+ * keeps the top rows.
+ */
+function aggregateRows(metrics: readonly AnalyticsMetric[], dimensions: readonly OutputField[], where: string, placeholders: Placeholders): string {
+  const dimensionValues = dimensions.map((dimension, index) => `${dimensionSql(dimension.source, placeholders)} AS d${index}`);
+  const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
+  const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));
+  const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index} ASC`]));
+  const order = [...buckets, 'm0 DESC', ...others].join(', ');
+  const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
+  const members = [
+    ...dimensions.map((dimension, index) => member(placeholders.text(dimension.name), jsonOrNull(`d${index}`))),
+    ...metrics.map((metric, index) => member(placeholders.text(metric), `toString(m${index})`)),
+  ];
+  return (
+    `SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
+    `FROM ${EVENTS_TABLE} FINAL WHERE ${where} ${groupBy} ORDER BY ${order} LIMIT {max_rows:UInt64}) ORDER BY ${order}`
+  );
+}
+
+/** A dimension's value: text, or NULL for an absent id or attribute. */
+function dimensionSql(source: EventField, placeholders: Placeholders): string {
+  switch (source.kind) {
+    case 'bucket':
+      return BUCKET_SQL[source.bucket];
+    case 'attribute':
+      return attributeText(placeholders.text(source.key));
+    case 'field':
+      return source.field === 'name' ? 'name' : `nullIf(${source.field}, '')`;
+  }
+}
+
+/** A raw row's value as JSON text: attributes keep their JSON type. */
+function columnJson(source: EventField, placeholders: Placeholders): string {
+  if (source.kind === 'attribute') {
+    const key = placeholders.text(source.key);
+    return `if(JSONType(attributes, ${key}) = 'Null', 'null', JSONExtractRaw(attributes, ${key}))`;
+  }
+  if (source.kind === 'field' && source.field === 'timestamp') return `toJSONString(${RENDERED_TIMESTAMP})`;
+  if (source.kind === 'field' && source.field === 'attributes') return 'attributes';
+  return jsonOrNull(dimensionSql(source, placeholders));
+}
+
+/** A Nullable value as JSON: `toJSONString` of NULL is NULL (which would void the whole row's `concat`), so NULL is written `null`. */
+function jsonOrNull(value: string): string {
+  return `ifNull(toJSONString(${value}), 'null')`;
+}
+
+/** An attribute as text, as the like family of the conditions reads it: a string as is, another value as its JSON text, NULL when absent or null. */
+function attributeText(key: string): string {
+  const type = `JSONType(attributes, ${key})`;
+  return `if(${type} = 'Null', NULL, if(${type} = 'String', JSONExtractString(attributes, ${key}), JSONExtractRaw(attributes, ${key})))`;
+}
+
+function member(key: string, valueJson: string): string {
+  return `toJSONString(${key}), ':', ${valueJson}`;
+}
+
+function jsonObject(members: readonly string[]): string {
+  return `concat('{', ${members.join(", ',', ")}, '}')`;
+}
+
+/** Names chosen by the client, passed as `{aN:String}` placeholders beside the conditions' `pN`. */
+class Placeholders {
+  private count = 0;
+
+  constructor(private readonly params: Record<string, unknown>) {}
+
+  text(value: string): string {
+    const name = `a${this.count}`;
+    this.count += 1;
+    this.params[name] = value;
+    return `{${name}:String}`;
+  }
+}

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { accountUrl, api, createAccount, eventually, expectJson, expectProblem, type TestAccount } from './support';
+import { completedJob, download, expectAbsoluteUrl, expectAccepted, ONE_WEEK_MS } from './support-segments';
+import { historyOfAtLeast, ndjsonBody, ndjsonText, startImport, type Json } from './support-people';
+
+/**
+ * Analytics queries (`POST /analytics/query`) and exports (`POST /analytics/exports`, `GET
+ * /analytics/exports/{id}`). A fresh account holds only the events made here, so every answer is
+ * checked against counts computed in this file from the same events.
+ */
+
+interface TrackedEvent {
+  readonly name: string;
+  readonly user_id: string;
+  readonly group_id?: string;
+  readonly timestamp: string;
+  readonly attributes: Json;
+}
+
+const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];
+const USERS = ['ana', 'ben', 'cai', 'dee', 'eli'];
+const FLOWS = ['onboarding', 'tour', 'upsell'];
+const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-04T00:00:00Z' };
+
+/** Deterministic events over three days: flow events with `flow_id`, page views with a `plan`, and a few outside the window. */
+function makeEvents(): TrackedEvent[] {
+  const events: TrackedEvent[] = [];
+  for (let i = 0; i < 90; i += 1) {
+    const day = 1 + (i % 3);
+    const at = `2025-10-0${day}T${String((i * 7) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00Z`;
+    const user = USERS[(i * 3) % USERS.length];
+    if (i % 4 === 3) {
+      events.push({ name: 'page_viewed', user_id: user, group_id: i % 8 === 3 ? 'acme' : undefined, timestamp: at, attributes: { plan: i % 3 === 0 ? 'pro' : 'free' } });
+    } else {
+      events.push({ name: FLOW_EVENTS[(i * 5) % FLOW_EVENTS.length], user_id: user, timestamp: at, attributes: { flow_id: FLOWS[i % FLOWS.length], step: i % 5 } });
+    }
+  }
+  // At end_time (excluded: the window is half open) and before start_time.
+  events.push({ name: 'appcues:flow_started', user_id: 'ana', timestamp: WINDOW.end_time, attributes: { flow_id: 'onboarding' } });
+  events.push({ name: 'appcues:flow_started', user_id: 'zed', timestamp: '2025-09-30T23:59:59Z', attributes: { flow_id: 'onboarding' } });
+  return events;
+}
+
+const EVENTS = makeEvents();
+const IN_WINDOW = EVENTS.filter((event) => event.timestamp >= WINDOW.start_time && event.timestamp < WINDOW.end_time);
+
+/** Rows `{...dimensions, events, users}` computed here from the events, keyed by the dimension values. */
+function expectedRows(events: readonly TrackedEvent[], dimensionsOf: (event: TrackedEvent) => Json): Json[] {
+  const groups = new Map<string, { dimensions: Json; events: number; users: Set<string> }>();
+  for (const event of events) {
+    const dimensions = dimensionsOf(event);
+    const key = JSON.stringify(dimensions);
+    const group = groups.get(key) ?? { dimensions, events: 0, users: new Set<string>() };
+    group.events += 1;
+    group.users.add(event.user_id);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((group) => ({ ...group.dimensions, events: group.events, users: group.users.size }));
+}
+
+const byKey = (rows: readonly Json[]): Json[] => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+let account: TestAccount;
+
+async function query(body: Json): Promise<Response> {
+  return api(account, 'POST', '/analytics/query', { json: body });
+}
+
+async function rowsOf(body: Json): Promise<Json[]> {
+  return expectJson<Json[]>(await query({ ...WINDOW, ...body }), 200);
+}
+
+beforeAll(async () => {
+  account = await createAccount();
+  const ack = await startImport(account, 'events', ndjsonBody(ndjsonText(EVENTS)));
+  const { completed } = await completedJob(account, ack);
+  expect(completed.attributes).toMatchObject({ ingestions_completed: EVENTS.length, ingestions_failed: 0 });
+  // Queries read the event store: wait until every user's events are there.
+  await Promise.all(
+    [...new Set(EVENTS.map((event) => event.user_id))].map((user) => historyOfAtLeast(account, user, EVENTS.filter((event) => event.user_id === user).length)),
+  );
+});
+
+describe('POST /analytics/query: aggregate rows', () => {
+  it('answers the flow funnel by flow_id and name with the counts of the events', async () => {
+    const rows = await rowsOf({ metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] });
+    const flowEvents = IN_WINDOW.filter((event) => FLOW_EVENTS.includes(event.name));
+    expect(byKey(rows)).toEqual(byKey(expectedRows(flowEvents, (event) => ({ flow_id: event.attributes['flow_id'], name: event.name }))));
+    // The first metric orders the rows, largest first.
+    const counts = rows.map((row) => row['events'] as number);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  });
+
+  it('answers daily active users, oldest day first', async () => {
+    const rows = await rowsOf({ metrics: ['users'], dimensions: ['day'] });
+    const expected = expectedRows(IN_WINDOW, (event) => ({ day: event.timestamp.slice(0, 10) })).map(({ day, users }) => ({ day, users }));
+    expect(rows).toEqual(expected.sort((a, b) => String(a['day']).localeCompare(String(b['day']))));
+  });
+
+  it('answers top events, clamped to the limit asked for with X-Rows-Truncated', async () => {
+    const response = await query({ ...WINDOW, metrics: ['events'], dimensions: ['name'], limit: 2 });
+    const rows = await expectJson<Json[]>(response, 200);
+    expect(response.headers.get('x-rows-truncated')).toBe('true');
+    const all = expectedRows(IN_WINDOW, (event) => ({ name: event.name }))
+      .map(({ name, events }) => ({ name, events }))
+      .sort((a, b) => (b['events'] as number) - (a['events'] as number) || String(a['name']).localeCompare(String(b['name'])));
+    expect(rows).toEqual(all.slice(0, 2));
+    const whole = await query({ ...WINDOW, metrics: ['events'], dimensions: ['name'] });
+    expect(await expectJson<Json[]>(whole, 200)).toEqual(all);
+    expect(whole.headers.get('x-rows-truncated')).toBeNull();
+  });
+
+  it('groups by an attribute, by group_id (null when absent) and counts groups', async () => {
+    const views = IN_WINDOW.filter((event) => event.name === 'page_viewed');
+    const rows = await rowsOf({ metrics: ['events', 'groups'], dimensions: ['attributes.plan', 'group_id'], conditions: [['name', '==', 'page_viewed']] });
+    const expected = expectedRows(views, (event) => ({ 'attributes.plan': event.attributes['plan'], group_id: event.group_id ?? null })).map((row) => ({
+      'attributes.plan': row['attributes.plan'],
+      group_id: row['group_id'],
+      events: row['events'],
+      groups: row['group_id'] === null ? 0 : 1,
+    }));
+    expect(byKey(rows)).toEqual(byKey(expected));
+  });
+
+  it('answers one row in all without dimensions, and excludes events at end_time and before start_time', async () => {
+    expect(await rowsOf({ metrics: ['events', 'users'] })).toEqual([{ events: IN_WINDOW.length, users: new Set(IN_WINDOW.map((event) => event.user_id)).size }]);
+    expect(IN_WINDOW.length).toBe(EVENTS.length - 2);
+  });
+
+  it('takes second-precision RFC 3339 with an offset', async () => {
+    const rows = await rowsOf({ metrics: ['events'], start_time: '2025-10-02T02:00:00+02:00', end_time: '2025-10-03T00:00:00.000Z' });
+    expect(rows).toEqual([{ events: IN_WINDOW.filter((event) => event.timestamp.startsWith('2025-10-02')).length }]);
+  });
+
+  it('matches nothing for a condition on an unknown event name', async () => {
+    expect(await rowsOf({ metrics: ['events'], dimensions: ['name'], conditions: [['name', '==', 'never:tracked']] })).toEqual([]);
+  });
+
+  it('reports the account’s query concurrency', async () => {
+    const response = await query({ ...WINDOW, metrics: ['events'] });
+    await expectJson(response, 200);
+    const limit = Number(response.headers.get('x-concurrency-limit'));
+    expect(limit).toBeGreaterThanOrEqual(1);
+    expect(Number(response.headers.get('x-concurrency-used'))).toBeGreaterThanOrEqual(1);
+    expect(Number(response.headers.get('x-concurrency-used'))).toBeLessThanOrEqual(limit);
+  });
+
+  it('answers 429 with Retry-After beyond the concurrency limit, and the headers on every answer', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => api(account, 'POST', '/analytics/query', { json: { ...WINDOW, metrics: ['users'], dimensions: ['user_id', 'day'] }, retryThrottled: false })),
+    );
+    for (const response of responses) {
+      expect([200, 429]).toContain(response.status);
+      expect(response.headers.get('x-concurrency-limit')).toMatch(/^\d+$/);
+      if (response.status === 429 && response.headers.get('x-concurrency-used') !== null) {
+        // The analytics limit (not the account's request rate): the account already runs its limit of queries.
+        expect(response.headers.get('x-concurrency-used')).toBe(response.headers.get('x-concurrency-limit'));
+      }
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      await response.arrayBuffer();
+    }
+  });
+});
+
+describe('POST /analytics/query: raw rows', () => {
+  it('answers the columns asked for, oldest first', async () => {
+    const rows = await rowsOf({ columns: ['name', 'timestamp', 'user_id', 'flow_id', 'attributes.step'], conditions: [['user_id', '==', 'ben']] });
+    const expected = IN_WINDOW.filter((event) => event.user_id === 'ben')
+      .sort((a, b) => a.timestamp.localeCompare(b.timestamp))
+      .map((event) => ({
+        name: event.name,
+        timestamp: event.timestamp.replace('Z', '.000Z'),
+        user_id: 'ben',
+        flow_id: event.attributes['flow_id'] ?? null,
+        'attributes.step': event.attributes['step'] ?? null,
+      }));
+    expect(rows.map((row) => row['timestamp'])).toEqual(expected.map((row) => row.timestamp));
+    expect(byKey(rows)).toEqual(byKey(expected));
+  });
+
+  it('answers the attributes as an object', async () => {
+    const rows = await rowsOf({ columns: ['attributes', 'group_id'], conditions: [['name', '==', 'page_viewed'], ['group_id', '==', 'acme']] });
+    const expected = IN_WINDOW.filter((event) => event.group_id === 'acme').map((event) => ({ attributes: event.attributes, group_id: 'acme' }));
+    expect(byKey(rows)).toEqual(byKey(expected));
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
+
+describe('POST /analytics/query: refusals name the field', () => {
+  it.each([
+    ['an unknown metric', { metrics: ['events', 'clicks'] }, /^metrics\[1\]: unknown metric "clicks"/],
+    ['an unknown dimension', { metrics: ['events'], dimensions: ['colour'] }, /^dimensions\[0\]: unknown dimension "colour"/],
+    ['an unknown column', { columns: ['name', 'colour'] }, /^columns\[1\]: unknown column "colour"/],
+    ['both metrics and columns', { metrics: ['events'], columns: ['name'] }, /^columns: /],
+    ['neither metrics nor columns', {}, /^metrics: /],
+    ['a bad operator', { metrics: ['events'], conditions: [['name', '>', 'x']] }, /^conditions\[0\]\[1\]: operator ">"/],
+    ['an end before the start', { metrics: ['events'], end_time: '2025-09-01T00:00:00Z' }, /^end_time: /],
+    ['a start without a zone', { metrics: ['events'], start_time: '2025-10-01T00:00:00' }, /^start_time: /],
+    ['an unknown field', { metrics: ['events'], colour: 'red' }, /colour: is not a known field/],
+  ])('answers 400 for %s', async (_label, body, detail) => {
+    await expectProblem(await query({ ...WINDOW, ...body }), 400, detail);
+  });
+
+  it('answers 400 naming end_time when it is missing', async () => {
+    await expectProblem(await query({ metrics: ['events'], start_time: WINDOW.start_time }), 400, /end_time/);
+  });
+
+  it('answers 401 without credentials', async () => {
+    const response = await fetch(accountUrl(account, '/analytics/query'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...WINDOW, metrics: ['events'] }),
+    });
+    await expectProblem(response, 401);
+  });
+});
+
+interface ExportStatus {
+  readonly job_id: string;
+  readonly status: string;
+  readonly download_url?: string;
+  readonly expires_at?: string;
+  readonly rows?: number;
+  readonly truncated?: boolean;
+  readonly reason?: string;
+}
+
+describe('POST /analytics/exports and GET /analytics/exports/{job_id}', () => {
+  it('runs the spec as a job whose JSON result is downloadable without credentials for a week', async () => {
+    const spec = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] };
+    const ack = await expectAccepted(account, await api(account, 'POST', '/analytics/exports', { json: spec }));
+    const done = await eventually(
+      async () => {
+        const state = await expectJson<ExportStatus>(await api(account, 'GET', `/analytics/exports/${ack.job_id}`), 200);
+        if (state.status === 'IN_PROGRESS') throw new Error('the export is still in progress');
+        return state;
+      },
+      30_000,
+    );
+    expect(done).toMatchObject({ job_id: ack.job_id, status: 'COMPLETED', truncated: false });
+    expectAbsoluteUrl(done.download_url);
+    expect(Math.abs(Date.parse(String(done.expires_at)) - (Date.now() + ONE_WEEK_MS))).toBeLessThan(120_000);
+    const downloaded = JSON.parse(await download(String(done.download_url))) as Json[];
+    expect(downloaded).toEqual(await rowsOf(spec));
+    expect(done.rows).toBe(downloaded.length);
+  });
+
+  it('refuses an invalid spec before creating a job, naming the field', async () => {
+    await expectProblem(await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], dimensions: ['colour'] } }), 400, /^dimensions\[0\]/);
+    await expectProblem(await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], conditions: [['and']] } }), 400, /^conditions\[0\]/);
+  });
+
+  it('answers 404 for an unknown job and for a job that is not an analytics export', async () => {
+    await expectProblem(await api(account, 'GET', `/analytics/exports/${randomUUID()}`), 404);
+    const importJob = await startImport(account, 'events', ndjsonBody(ndjsonText([EVENTS[0]])));
+    await expectProblem(await api(account, 'GET', `/analytics/exports/${importJob.job_id}`), 404);
+  });
+
+  it('answers 401 without credentials', async () => {
+    await expectProblem(await fetch(accountUrl(account, `/analytics/exports/${randomUUID()}`)), 401);
+    await expectProblem(await fetch(accountUrl(account, '/analytics/exports'), { method: 'POST' }), 401);
+  });
+});
