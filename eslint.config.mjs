@@ -37,6 +37,8 @@ export default tseslint.config(
             { sourceTag: 'type:medium', onlyDependOnLibsWithTags: ['type:platform'] },
             // Tools (tools/*: the suite launcher, the chdb HTTP front) are self-contained: node_modules only.
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [] },
+            // The docs tool (tools/docs) reads what it documents: the configuration schema, the contracts.
+            { sourceTag: 'type:docs', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             {
               sourceTag: 'type:app',
               onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'],

@@ -5,11 +5,11 @@ import { Type, type Static } from '@sinclair/typebox';
  * a developer machine, so the standalone shape starts with no variables at all.
  */
 export const EnvironmentSchema = Type.Object({
-  GUIDEPOST_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the HTTP server binds to' }),
+  GUIDEPOST_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the HTTP server binds to (`0.0.0.0` in containers)' }),
   GUIDEPOST_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080, description: 'HTTP port' }),
   GUIDEPOST_DATA_DIR: Type.String({ default: '.guidepost', description: 'Folder for embedded PostgreSQL, blobs and generated secrets' }),
   GUIDEPOST_PUBLIC_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url` and `job_url` fields; derived from the request when unset' }),
+    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url`, `job_url` and download links (set it behind a proxy); derived from the request when unset' }),
   ),
   GUIDEPOST_DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection string; the standalone shape starts an embedded server when unset' }),
@@ -27,31 +27,31 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_BLOB_SIGNING_SECRET: Type.Optional(
     Type.String({ minLength: 32, description: 'Secret that signs blob download links; generated and kept in the data folder when unset' }),
   ),
-  GUIDEPOST_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 60, description: 'Requests per second allowed per account' }),
+  GUIDEPOST_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 60, description: 'Requests per second allowed per account, one budget across every gateway replica; one more is answered 429 with `Retry-After`' }),
   GUIDEPOST_BULK_JOBS_PER_ACCOUNT: Type.Integer({
     minimum: 1,
     maximum: 1000,
     default: 10,
     description: 'Imports and event exports an account may have in progress at once; one more is answered 429',
   }),
-  GUIDEPOST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024, description: 'Largest request body (bytes)' }),
-  GUIDEPOST_FILE_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 200 * 1024 * 1024, description: 'Largest uploaded file (bytes)' }),
+  GUIDEPOST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024, description: 'Largest request body (bytes); a larger one is answered 413' }),
+  GUIDEPOST_FILE_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 200 * 1024 * 1024, description: 'Largest uploaded file (bytes); a larger one is answered 413' }),
   GUIDEPOST_REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 1000,
     maximum: 24 * 60 * 60 * 1000,
     default: 10 * 60 * 1000,
-    description: 'Time a request may take to arrive, headers and body (ms); a slower one is cut off with 408',
+    description: 'Time a request may take to arrive, headers and body (ms); a slower one is cut off with 408 (a 200 MB upload needs about 2.8 Mbit/s)',
   }),
   GUIDEPOST_SHUTDOWN_GRACE_MS: Type.Integer({
     minimum: 1_000,
     maximum: 10 * 60 * 1000,
     default: 25_000,
     description:
-      'On SIGTERM or SIGINT the process stops within this time (ms): in-flight requests get 60% of it, then the workers, the bus and the databases stop; keep it below the orchestrator\'s kill timeout (Kubernetes terminationGracePeriodSeconds, 30 s by default)',
+      'On SIGTERM or SIGINT the process stops within this time (ms): in-flight requests get 60% of it, then the workers, the bus and the databases stop; the exit code is 0, or 1 when the time ran out. Keep it below the orchestrator\'s kill timeout (Kubernetes `terminationGracePeriodSeconds`, 30 s by default)',
   }),
   GUIDEPOST_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info' },
+    { default: 'info', description: 'Least severe level written to the log (JSON lines on standard output); `silent` writes none' },
   ),
   GUIDEPOST_MIGRATE_ON_START: Type.Boolean({
     default: true,
@@ -76,7 +76,7 @@ export const EnvironmentSchema = Type.Object({
     default: 6,
     description: 'Partitions of the topics a service creates when they are missing: the most replicas of one consumer group that share work',
   }),
-  GUIDEPOST_KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, maximum: 7, default: 1, description: 'Replication factor of the topics a service creates' }),
+  GUIDEPOST_KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, maximum: 7, default: 1, description: 'Replication factor of the topics a service creates (3 in production)' }),
   GUIDEPOST_INTERNAL_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -103,7 +103,7 @@ export const EnvironmentSchema = Type.Object({
     maximum: 30 * 24 * 60 * 60,
     default: 24 * 60 * 60,
     description:
-      'How long the gateway remembers an `Idempotency-Key` and the answer to its first request (seconds, from that request); a retry within it gets the same answer, a later one runs again',
+      'How long the gateway remembers an `Idempotency-Key` and the answer to its first request (seconds, from that request); a retry within it gets the same answer, a later one runs again; expired keys are deleted every 10 minutes',
   }),
   GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: Type.Integer({
     minimum: 60 * 60,
@@ -120,10 +120,11 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_BLOB_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 1_000,
     default: 3_600_000,
-    description: 'How often expired export files and abandoned uploads are deleted from the blob store (ms)',
+    description:
+      'How often export files whose one-week link has expired (plus an hour) and writes abandoned for a day are deleted from the blob store (ms); staged uploads go as soon as their import job ends',
   }),
   GUIDEPOST_S3_ENDPOINT: Type.Optional(
-    Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'S3 endpoint (MinIO) of the blob store, e.g. http://127.0.0.1:9000; blobs are kept under the data folder when unset' }),
+    Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'S3 endpoint (MinIO) of the blob store, e.g. http://127.0.0.1:9000; presigned links point at it, so clients must reach it; blobs are kept under the data folder when unset' }),
   ),
   GUIDEPOST_S3_ACCESS_KEY: Type.Optional(Type.String({ minLength: 3, description: 'S3 access key (required with GUIDEPOST_S3_ENDPOINT)' })),
   GUIDEPOST_S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 8, description: 'S3 secret key (required with GUIDEPOST_S3_ENDPOINT)' })),
