@@ -13,4 +13,9 @@ function main(): void {
   console.log(updated === readme ? 'README.md: configuration table already up to date' : 'README.md: configuration table written');
 }
 
-main();
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+}

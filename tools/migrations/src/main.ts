@@ -13,4 +13,9 @@ function main(): void {
   console.log(`wrote ${migration.path} (${migration.className}), registered last; write its up and down`);
 }
 
-main();
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+}
