@@ -2,7 +2,7 @@ import { admin, api, createAccount, expectJson, expectProblem, parseCsv, server,
 
 /**
  * The experience kinds that the official CLI and the Airbyte connector read beyond the contract
- * (beyond-seed.md): each one a resource like pins, whose records keep the studio's document as it was
+ * (docs/api-contract.md#beyond-the-contract): each one a resource like pins, whose records keep the studio's document as it was
  * written through the admin API, with the managed fields in the timestamp form the kind's clients parse.
  */
 

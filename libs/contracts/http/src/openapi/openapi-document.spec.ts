@@ -28,7 +28,7 @@ const SPEC_OPERATIONS: [string, string][] = [
   ['get', '/pins'], ['get', '/pins/{pin_id}'], ['post', '/pins/{pin_id}/publish'], ['post', '/pins/{pin_id}/unpublish'],
   ['get', '/mobile'], ['get', '/mobile/{mobile_id}'], ['post', '/mobile/{mobile_id}/publish'],
   ['post', '/mobile/{mobile_id}/unpublish'],
-  // The experience kinds beyond the contract (beyond-seed.md), each with the verbs of pins.
+  // The experience kinds beyond the contract (docs/api-contract.md#beyond-the-contract), each with the verbs of pins.
   ...[
     ['launchpads', 'launchpad_id'], ['banners', 'banner_id'], ['checklists', 'checklist_id'], ['flows-v2', 'flow_v2_id'],
     ['embeds', 'embed_id'], ['nps', 'nps_id'],

@@ -1,7 +1,7 @@
 import { EXPERIENCE_KINDS, operationStemsOf, resourceNameOf, tagOf } from './experience-kinds';
 
 describe('EXPERIENCE_KINDS', () => {
-  it('serves the kinds the clients of beyond-seed.md call, beside pins and mobile', () => {
+  it('serves the kinds real clients call beyond the contract (docs/api-contract.md#beyond-the-contract), beside pins and mobile', () => {
     expect(EXPERIENCE_KINDS.map((kind) => kind.collection)).toEqual(['pins', 'mobile', 'launchpads', 'banners', 'checklists', 'flows-v2', 'embeds', 'nps']);
   });
 
