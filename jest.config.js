@@ -83,5 +83,24 @@ module.exports = {
       globalSetup: '<rootDir>/test/distributed/global-setup.ts',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },
+    {
+      // The API reference at /docs in headless Chromium (npm run test:docs installs it first), against
+      // the e2e suite's standalone server (or the deployment GUIDEPOST_E2E_BASE_URL names).
+      ...common,
+      displayName: 'docs',
+      testMatch: ['<rootDir>/test/docs/**/*.docs-spec.ts'],
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
+    },
+    {
+      // The same against the gateway of the distributed shape on real servers.
+      ...common,
+      displayName: 'docs-distributed',
+      testMatch: ['<rootDir>/test/docs/**/*.docs-spec.ts'],
+      globalSetup: '<rootDir>/test/distributed/e2e-global-setup.ts',
+      globalTeardown: '<rootDir>/test/distributed/e2e-global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
+    },
   ],
 };

@@ -186,9 +186,7 @@ export function userIdsBody(userIdList: TSchema): JsonObject {
       [JSON_TYPE]: { schema: ref(userIdList) },
       [NDJSON_TYPE]: {
         schema: { type: 'string', description: 'One double-quoted JSON string per line' },
-        // Under `examples`, not `example`: Swagger UI (/docs) shows a string `example` of any JSON-like
-        // media type as one JSON string literal, quotes and `\n` escaped, rather than as the lines it is.
-        examples: { 'two ids': { value: '"user-1"\n"user-2"\n' } },
+        example: '"user-1"\n"user-2"\n',
       },
       [CSV_TYPE]: {
         schema: { type: 'string', description: 'One id per line; the header line is optional and reads `user_id` or `userId`' },
