@@ -33,8 +33,9 @@ export default tseslint.config(
             // The end-to-end suite is black-box: it may share public contracts, never service or platform code.
             // The distributed specs also use the suite launcher (tools/suite) to start and kill processes.
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:tool'] },
-            // The medium specs' global set-up (test/medium) starts the embedded PostgreSQL of platform-database.
-            { sourceTag: 'type:medium', onlyDependOnLibsWithTags: ['type:platform'] },
+            // The medium specs of test/medium (their global set-up, every service's migrations) use the
+            // services' public entry points and the platform, as the hosts do.
+            { sourceTag: 'type:medium', onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'] },
             // Tools (tools/*: the suite launcher, the chdb HTTP front) are self-contained: node_modules only.
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [] },
             // The docs tool (tools/docs) reads what it documents: the configuration schema, the contracts.
