@@ -5,6 +5,7 @@ import {
   documents,
   exists,
   headingAnchors,
+  markdownNamesCited,
   npmScriptsNamed,
   read,
   relativeLinks,
@@ -34,8 +35,22 @@ describe('what the README and docs/*.md claim about the repository', () => {
     expect(broken).toEqual([]);
   });
 
+  // This tool's own specs name documents outside the repository on purpose, as examples.
+  const sources = ['apps', 'libs', 'tools', 'test', 'bench', 'scripts']
+    .flatMap((folder) => sourceFiles(REPO_ROOT, folder))
+    .filter((source) => !source.startsWith('tools/docs/'));
+
+  it('cites from the code only Markdown files the repository holds (never a document outside it)', () => {
+    const inRepository = new Set(sourceFiles(REPO_ROOT, '.', /\.md$/).map((path) => path.split('/').at(-1)));
+    const outside = sources.flatMap((source) =>
+      markdownNamesCited(read(REPO_ROOT, source))
+        .filter((name) => !inRepository.has(name))
+        .map((name) => `${source}: ${name}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it('cites from the code only docs sections that exist', () => {
-    const sources = ['apps', 'libs', 'tools', 'test', 'bench', 'scripts'].flatMap((folder) => sourceFiles(REPO_ROOT, folder));
     const broken = sources.flatMap((source) =>
       docCitations(read(REPO_ROOT, source))
         .filter(({ path, anchor }) => !exists(REPO_ROOT, path) || !headingAnchors(read(REPO_ROOT, path)).has(anchor))
@@ -75,6 +90,10 @@ describe('the claim readers', () => {
       'data-in-and-out',
       'data-in-and-out-1',
     ]);
+  });
+
+  it('finds the Markdown files that source comments name', () => {
+    expect(markdownNamesCited('// as decisions.md says; see docs/api-contract.md#exports and README.md')).toEqual(['decisions.md', 'api-contract.md', 'README.md']);
   });
 
   it('finds the docs sections that source comments cite', () => {

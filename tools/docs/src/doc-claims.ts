@@ -32,7 +32,7 @@ export function repositoryPathsNamed(markdown: string): string[] {
     .filter((span) => REPOSITORY_ROOTS.some((top) => span.startsWith(`${top}/`)) && !PLACEHOLDER.test(span));
 }
 
-/** The relative Markdown links of a document (`[text](other.md#section)`), resolved from its folder. */
+/** The relative Markdown links of a document (`[text](deployment.md#images)`), resolved from its folder. */
 export function relativeLinks(document: string, markdown: string): { path: string; anchor: string | undefined }[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
     .map((match) => match[1])
@@ -64,19 +64,27 @@ export function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
+/** The names of Markdown files a source text mentions (`api-contract.md`, `README.md`). */
+export function markdownNamesCited(source: string): string[] {
+  return [...source.matchAll(/\b([\w.-]+\.md)\b/g)].map((match) => match[1].split('/').at(-1)!);
+}
+
 /** Whether `path` (relative to `root`) exists, as a file or a folder. */
 export function exists(root: string, path: string): boolean {
   return existsSync(join(root, path));
 }
 
-/** Source files whose comments may cite the docs (TypeScript and shell, outside node_modules and dist). */
-export function sourceFiles(root: string, folder: string): string[] {
+const SOURCE_FILE = /\.(ts|sh|mjs|js)$/;
+const NOT_SOURCE_FOLDERS = new Set(['node_modules', 'dist', '.git', '.nx']);
+
+/** Source files under `folder` whose comments may cite the docs (TypeScript, JavaScript and shell). */
+export function sourceFiles(root: string, folder: string, name = SOURCE_FILE): string[] {
   const full = join(root, folder);
   if (!existsSync(full)) return [];
   return readdirSync(full, { withFileTypes: true }).flatMap((entry) => {
-    const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sourceFiles(root, path);
-    return /\.(ts|sh|mjs|js)$/.test(entry.name) ? [path] : [];
+    const path = folder === '.' ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return NOT_SOURCE_FOLDERS.has(entry.name) ? [] : sourceFiles(root, path, name);
+    return name.test(entry.name) ? [path] : [];
   });
 }
 
