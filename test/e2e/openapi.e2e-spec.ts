@@ -150,6 +150,21 @@ describe('real responses conform to the document', () => {
     expectConforms('get', '/mobile', 200, await call('get', '/mobile', 200));
   });
 
+  it.each([
+    ['launchpads', 'launchpad_id'],
+    ['banners', 'banner_id'],
+    ['checklists', 'checklist_id'],
+    ['flows-v2', 'flow_v2_id'],
+    ['embeds', 'embed_id'],
+    ['nps', 'nps_id'],
+  ] as const)('%s (beyond the contract): list, get and publish, the studio fields included', async (kind, parameter) => {
+    await upsert(account, kind, [{ id: 'doc-1', name: 'Doc', type: kind, steps: [{ id: 's' }], studio_only: { x: [1] } }]);
+    expectConforms('get', `/${kind}`, 200, await call('get', `/${kind}`, 200));
+    expectConforms('post', `/${kind}/{${parameter}}/publish`, 200, await call('post', `/${kind}/doc-1/publish`, 200));
+    expectConforms('get', `/${kind}/{${parameter}}`, 200, await call('get', `/${kind}/doc-1`, 200));
+    expectConforms('post', `/${kind}/{${parameter}}/unpublish`, 200, await call('post', `/${kind}/doc-1/unpublish`, 200));
+  });
+
   it('tags', async () => {
     expectConforms('get', '/tags', 200, await call('get', '/tags', 200));
     expectConforms('get', '/tags/{tag_id}', 200, await call('get', '/tags/beta', 200));
