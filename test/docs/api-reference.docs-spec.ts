@@ -46,12 +46,19 @@ function operationsOf(document: OpenApiDocument): [method: string, path: string,
   );
 }
 
-/** The request-body examples of each operation: for each media type that has one, its first. */
-function requestBodyExamples(document: OpenApiDocument): { method: string; path: string; examples: [mediaType: string, value: unknown][] }[] {
+interface ShownExample {
+  readonly mediaType: string;
+  /** The name of one of the media type's `examples`; undefined for its single `example`. */
+  readonly name?: string;
+  readonly value: unknown;
+}
+
+/** Every request-body example of each operation that has any: each named one, or the single one. */
+function requestBodyExamples(document: OpenApiDocument): { method: string; path: string; examples: ShownExample[] }[] {
   return operationsOf(document).flatMap(([method, path, operation]) => {
-    const examples = Object.entries(operation.requestBody?.content ?? {}).flatMap(([mediaType, content]): [string, unknown][] => {
-      const value = content.examples === undefined ? content.example : Object.values(content.examples)[0]?.value;
-      return value === undefined ? [] : [[mediaType, value]];
+    const examples = Object.entries(operation.requestBody?.content ?? {}).flatMap(([mediaType, content]): ShownExample[] => {
+      if (content.examples !== undefined) return Object.entries(content.examples).map(([name, { value }]) => ({ mediaType, name, value }));
+      return content.example === undefined ? [] : [{ mediaType, value: content.example }];
     });
     return examples.length === 0 ? [] : [{ method, path, examples }];
   });
@@ -116,10 +123,11 @@ describe('the API reference at /docs', () => {
       const block = operationBlock(page, method, path);
       await block.locator('.opblock-summary-control').click();
       const body = block.locator('.opblock-section-request-body');
-      for (const [mediaType, value] of examples) {
-        await body.locator('select').first().selectOption(mediaType);
+      for (const { mediaType, name, value } of examples) {
+        await body.getByLabel('Request content type').selectOption(mediaType);
+        if (name !== undefined) await body.locator('.examples-select-element').selectOption(name);
         const shown = (await body.locator('.highlight-code').first().textContent()) ?? '';
-        if (!showsExample(shown, value)) wrong.push(`${method.toUpperCase()} ${path} (${mediaType}) shows ${shown.slice(0, 200)}`);
+        if (!showsExample(shown, value)) wrong.push(`${method.toUpperCase()} ${path} (${mediaType} ${name ?? ''}) shows ${shown.slice(0, 200)}`);
       }
       await block.locator('.opblock-summary-control').click();
     }
