@@ -37,6 +37,8 @@ const SPEC_OPERATIONS: [string, string][] = [
     ['post', `/${collection}/{${id}}/unpublish`],
   ]),
   ['get', '/ingestion_filtering_rules'],
+  // Analytics queries and their exports, beyond the contract as the experience kinds are.
+  ['post', '/analytics/query'], ['post', '/analytics/exports'], ['get', '/analytics/exports/{job_id}'],
 ];
 
 const document = buildOpenApiDocument() as Json & { paths: Record<string, Record<string, Json>>; components: Json };

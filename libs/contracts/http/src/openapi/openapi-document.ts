@@ -1,4 +1,5 @@
 import { PUBLIC_API_VERSION } from '../api-version';
+import { AnalyticsExportStatusSchema, AnalyticsQuerySchema, AnalyticsRowSchema } from '../schemas/analytics.schema';
 import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
 import { FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
 import { EXPERIENCE_KINDS, EXPERIENCE_RECORD_SCHEMAS, tagOf } from '../schemas/experience-kinds';
@@ -23,6 +24,7 @@ import {
 } from '../schemas/segment.schema';
 import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADERS, IDEMPOTENCY_PARAMETERS, IDEMPOTENCY_RESPONSES, withIdempotencyKeys } from './idempotency';
 import { ERROR_RESPONSES, HEADERS, PATH_PARAMETERS } from './openapi-builders';
+import { analyticsPaths } from './paths/analytics.paths';
 import { bulkPaths } from './paths/bulk.paths';
 import { contentPaths } from './paths/content.paths';
 import { peoplePaths } from './paths/people.paths';
@@ -90,6 +92,7 @@ const TAGS = [
   ['Import', 'Bulk imports of profiles, groups and events (offline)'],
   ['Export', 'Bulk event export (offline)'],
   ['Jobs', 'Offline jobs'],
+  ['Analytics', 'Queries over the events: aggregate rows (metrics by dimensions) or raw rows, at once or as an export'],
   ...EXPERIENCE_KINDS.map((kind) => [tagOf(kind), `${tagOf(kind)}: read, publish and unpublish`]),
   ['Ingestion filtering rules', 'Which event names and properties are kept at intake'],
 ].map(([name, description]) => ({ name, description }));
@@ -130,8 +133,11 @@ export function buildOpenApiDocument(): JsonObject {
     JobSummarySchema,
     JobEventSchema,
     JobDetailSchema,
+    AnalyticsQuerySchema,
+    AnalyticsRowSchema,
+    AnalyticsExportStatusSchema,
   );
-  const paths = withIdempotencyKeys({ ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths() });
+  const paths = withIdempotencyKeys({ ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths(), ...analyticsPaths() });
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',

@@ -147,3 +147,34 @@ export const ANALYTICS_HEADERS = {
   concurrencyLimit: 'X-Concurrency-Limit',
   concurrencyUsed: 'X-Concurrency-Used',
 } as const;
+
+/** Examples of query specs, shown on the request body in the OpenAPI document and quoted in docs/analytics.md. */
+export const ANALYTICS_QUERY_EXAMPLES = {
+  flowFunnel: {
+    summary: 'Flow funnel: events and users per flow and flow event',
+    value: {
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'name'],
+      conditions: [['name', 'in', ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error']]],
+      start_time: '2026-11-01T00:00:00Z',
+      end_time: '2026-12-01T00:00:00Z',
+    },
+  },
+  dailyActiveUsers: {
+    summary: 'Daily active users',
+    value: { metrics: ['users'], dimensions: ['day'], start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-08T00:00:00Z' },
+  },
+  topEvents: {
+    summary: 'Top 10 events by count',
+    value: { metrics: ['events', 'users'], dimensions: ['name'], start_time: '2026-11-01T00:00:00Z', end_time: '2026-12-01T00:00:00Z', limit: 10 },
+  },
+  rawEvents: {
+    summary: "Raw rows: one user's flow events",
+    value: {
+      columns: ['timestamp', 'name', 'flow_id', 'attributes'],
+      conditions: [['user_id', '==', 'user-1'], ['name', 'like', 'appcues:%']],
+      start_time: '2026-11-01T00:00:00Z',
+      end_time: '2026-11-02T00:00:00Z',
+    },
+  },
+} as const;
