@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { buildOpenApiDocument } from '@guidepost/contracts-http';
 import {
   codeSpans,
   docCitations,
@@ -100,5 +101,21 @@ describe('the claim readers', () => {
     expect(docCitations('/** Timestamp forms (docs/api-contract.md#records-and-timestamp-forms). */')).toEqual([
       { path: 'docs/api-contract.md', anchor: 'records-and-timestamp-forms' },
     ]);
+  });
+});
+
+describe('docs/api-contract.md', () => {
+  it('names every resource of the public API the OpenAPI document lists, so that a new one is written down', () => {
+    const contract = read(REPO_ROOT, 'docs/api-contract.md');
+    const resources = new Set(
+      Object.keys((buildOpenApiDocument() as { paths: Record<string, unknown> }).paths)
+        .filter((path) => path.startsWith('/v2/accounts/{account_id}/'))
+        .map((path) => path.split('/')[4]),
+    );
+    // Named as a path (`/flows`, `POST /analytics/query`) or as a kind (`launchpads`).
+    const named = (resource: string) => new RegExp(`\`((GET|POST|PATCH|DELETE) )?/${resource}\\b|\`${resource}\``).test(contract);
+    const unnamed = [...resources].filter((resource) => !named(resource));
+    expect(resources.size).toBeGreaterThan(10);
+    expect(unnamed).toEqual([]);
   });
 });
