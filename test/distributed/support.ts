@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 // A relative path, not the alias: jest loads global set-up (e2e-global-setup uses this file) without its module mapping.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { DistributedSuite, loadInfrastructure } from '../../tools/suite/src';
+import { DistributedSuite, infrastructureDir, loadInfrastructure } from '../../tools/suite/src';
 import { createAccount, type TestAccount } from '../e2e/support';
 import { useServer } from '../e2e/support-segments';
 
@@ -106,8 +106,17 @@ export async function metricTotal(processUrl: string, metric: string): Promise<n
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
-/** Stops or starts one of the servers of scripts/infra (the Kafka broker, say). */
+/**
+ * Stops or starts one of the servers of scripts/infra (the Kafka broker, say): those of
+ * GUIDEPOST_INFRA_DIR (~/.cache/guidepost/run when unset), which must be the ones the suites use.
+ */
 export async function infrastructure(command: 'stop' | 'start', server: 'kafka' | 'postgres' | 'clickhouse' | 'minio'): Promise<void> {
+  const stopped = loadInfrastructure({ GUIDEPOST_INFRA_DIR: process.env['GUIDEPOST_INFRA_DIR'] });
+  const used = loadInfrastructure();
+  // Another set's infra.env sourced beside this GUIDEPOST_INFRA_DIR: the outage would miss the suite, and the spec could not fail.
+  if (JSON.stringify(stopped) !== JSON.stringify(used)) {
+    throw new Error(`the suites use servers other than those of ${infrastructureDir()}: source its infra.env, or set GUIDEPOST_INFRA_DIR to the set whose infra.env is sourced`);
+  }
   await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', `${command}.sh`), [server], { cwd: REPO_ROOT });
 }
 

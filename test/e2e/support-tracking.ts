@@ -11,6 +11,9 @@ export interface TrackOutcome {
   readonly error?: string;
   /** An answer other than 200: its Problem Details `detail`, or the start of its body when it is not one. */
   readonly detail?: string;
+  /** An answer other than 200: its `Content-Type` and `Retry-After` headers (a clear refusal has both). */
+  readonly contentType?: string;
+  readonly retryAfter?: string;
   /** When the answer (or the failure) came, `Date.now()`. */
   readonly at: number;
 }
@@ -50,8 +53,9 @@ export class Tracker {
       });
       const status = response?.status ?? 0;
       const body = (await response?.text().catch(() => undefined)) ?? '';
-      const detail = status === 200 || status === 0 ? undefined : detailOf(body);
-      this.outcomes.push({ n, status, error, detail, at: Date.now() });
+      const refused = status !== 200 && response !== undefined;
+      const headers = refused ? { contentType: response.headers.get('content-type') ?? undefined, retryAfter: response.headers.get('retry-after') ?? undefined } : {};
+      this.outcomes.push({ n, status, error, detail: refused ? detailOf(body) : undefined, ...headers, at: Date.now() });
       if (status === 200) this.acknowledged.push(n);
       else this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
       // A refused request is retried by real clients after a pause; without one, an outage would be a busy loop.
