@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { IngestionFilteringRulesChanged, type PayloadOf } from '@guidepost/contracts-events';
 import { CONTENT_DATABASE } from '@guidepost/content';
 import { GATEWAY_DATABASE } from '@guidepost/gateway';
 import { INGESTION_DATABASE } from '@guidepost/ingestion';
@@ -66,8 +67,14 @@ describe.each([
 ] as const)('the %s service copy of the filtering rules', (_name, service, table) => {
   let database: OpenServiceDatabase;
   const copy = new FilteringRulesCopy(table);
-  const announced = (updatedAt: string, eventNames: string[]) =>
-    ({ accountId: 'account-1', mode: 'deny', eventNames, userProperties: ['email'], groupProperties: [], updatedAt }) as const;
+  const announced = (updatedAt: string, eventNames: string[]): PayloadOf<typeof IngestionFilteringRulesChanged> => ({
+    accountId: 'account-1',
+    mode: 'deny',
+    eventNames,
+    userProperties: ['email'],
+    groupProperties: [],
+    updatedAt,
+  });
 
   beforeAll(async () => {
     database = await openServiceDatabase(service);

@@ -1,29 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrateServiceDatabase } from '@guidepost/platform-database';
+import { type FreshDatabase, openFreshDatabase } from '@guidepost/platform-database/testing';
 import { GATEWAY_DATABASE } from '../data-access/gateway-database';
 import { GATEWAY_SCHEMA } from '../gateway-schema';
 import type { ClaimTerms, KeyRef } from './idempotency-store.port';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store';
 
-const SERVER_URL = process.env['GUIDEPOST_DATABASE_URL'] ?? '';
-const DATABASE = `guidepost_it_idem_${randomBytes(4).toString('hex')}`;
 const TERMS: ClaimTerms = { ttlSeconds: 3600, leaseMs: 30_000 };
 const LINE = { method: 'POST', path: '/v2/accounts/acme/import/events' };
 const ANSWER = { status: 202, headers: { 'content-type': 'application/json; charset=utf-8', location: '/j/1' }, body: Buffer.from('{"job_id":"j1"}') };
 const DIGEST = createHash('sha256').update('body').digest();
-
-async function admin(statement: string): Promise<void> {
-  const client = new Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 let counter = 0;
 function freshKey(): KeyRef {
@@ -38,22 +26,21 @@ function freshKey(): KeyRef {
  */
 describe('PostgresIdempotencyStore', () => {
   const replicas: DataSource[] = [];
+  let database: FreshDatabase;
   let stores: PostgresIdempotencyStore[];
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE ${DATABASE}`);
-    const url = new URL(SERVER_URL);
-    url.pathname = `/${DATABASE}`;
-    await migrateServiceDatabase(url.toString(), GATEWAY_DATABASE);
+    database = await openFreshDatabase();
+    await migrateServiceDatabase(database.url, GATEWAY_DATABASE);
     for (let replica = 0; replica < 2; replica += 1) {
-      replicas.push(await new DataSource({ type: 'postgres', url: url.toString(), schema: GATEWAY_SCHEMA, poolSize: 8 }).initialize());
+      replicas.push(await new DataSource({ type: 'postgres', url: database.url, schema: GATEWAY_SCHEMA, poolSize: 8 }).initialize());
     }
     stores = replicas.map((dataSource) => new PostgresIdempotencyStore(dataSource, GATEWAY_SCHEMA));
   });
 
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.destroy()));
-    await admin(`DROP DATABASE IF EXISTS ${DATABASE}`);
+    await database?.drop();
   });
 
   it('lets exactly one of many racing claims across two replicas hold a key; the others see it running', async () => {
