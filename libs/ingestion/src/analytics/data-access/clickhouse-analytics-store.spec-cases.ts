@@ -1,0 +1,90 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { RecordedEvent } from '@guidepost/contracts-events';
+import { migrateClickHouse } from '@guidepost/platform-clickhouse';
+import { DomainError } from '@guidepost/platform-http';
+import { ClickHouseEventStore } from '../../events/data-access/clickhouse-event-store.adapter';
+import { EVENT_STORE_MIGRATIONS } from '../../events/data-access/clickhouse-migrations';
+import { analyticsSpecOf } from '../application/analytics-spec';
+import type { QueryBudget } from '../application/analytics-store.port';
+import { ClickHouseAnalyticsStore } from './clickhouse-analytics-store';
+
+/** A ClickHouse to run the cases against: a client of an empty store, and how to let go of it. */
+export interface AnalyticsStoreTarget {
+  readonly client: ClickHouseClient;
+  release(): Promise<void>;
+}
+
+const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };
+const AMPLE: QueryBudget = { maxExecutionSeconds: 30, maxMemoryBytes: 1024 ** 3 };
+/** Users of the budget case: grouping by so many distinct ids needs far more than its memory budget. */
+const MANY_USERS = 100_000;
+const quiet = { log: () => undefined };
+
+/**
+ * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
+ * over HTTP (`clickhouse-analytics-store.int-spec.ts`): the same SQL and budget settings must hold on both.
+ */
+export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): void {
+  let target: AnalyticsStoreTarget;
+  let analytics: ClickHouseAnalyticsStore;
+
+  beforeAll(async () => {
+    target = await open();
+    await migrateClickHouse(target.client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
+    analytics = new ClickHouseAnalyticsStore(target.client);
+    const events = new ClickHouseEventStore(target.client);
+    const event = (n: number, fields: Partial<RecordedEvent>): RecordedEvent => ({
+      eventId: `e${n}`,
+      userId: `u${n}`,
+      name: 'viewed',
+      timestamp: '2025-10-01T09:30:00.000Z',
+      attributes: {},
+      receivedAt: '2025-10-01T09:30:00.000Z',
+      ...fields,
+    });
+    await events.insert([
+      { accountId: 'small', event: event(1, { attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 } }) },
+      { accountId: 'small', event: event(2, { userId: '', groupId: 'g1', attributes: { n: null } }) },
+      { accountId: 'small', event: event(3, { name: 'clicked' }) },
+      ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
+    ]);
+  }, 120_000);
+
+  afterAll(() => target.release());
+
+  async function rows(accountId: string, body: object, maxRows = 100, budget = AMPLE): Promise<unknown[]> {
+    const found: unknown[] = [];
+    for await (const row of analytics.rows({ accountId, spec: analyticsSpecOf({ ...WINDOW, ...body }), maxRows, budget })) found.push(JSON.parse(row));
+    return found;
+  }
+
+  it('renders every row as JSON, whatever the attribute keys and values hold', async () => {
+    const found = await rows('small', { columns: ['user_id', 'group_id', 'attributes.it\'s "quoted"', 'attributes.n', 'attributes'] });
+    expect(found).toEqual([
+      { user_id: 'u1', group_id: null, 'attributes.it\'s "quoted"': 'ü\n', 'attributes.n': 1.5, attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 } },
+      { user_id: null, group_id: 'g1', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: { n: null } },
+      { user_id: 'u3', group_id: null, 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: {} },
+    ]);
+  });
+
+  it('counts events, users and groups per dimension; an absent value is one group, null', async () => {
+    expect(await rows('small', { metrics: ['events', 'users', 'groups'], dimensions: ['attributes.n'] })).toEqual([
+      { 'attributes.n': null, events: 2, users: 1, groups: 1 },
+      { 'attributes.n': '1.5', events: 1, users: 1, groups: 0 },
+    ]);
+  });
+
+  it('reads at most maxRows rows', async () => {
+    expect(await rows('large', { columns: ['user_id'] }, 3)).toHaveLength(3);
+  });
+
+  it('stops a query over its memory budget with a 400 saying what to narrow', async () => {
+    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, { maxExecutionSeconds: 30, maxMemoryBytes: 1024 * 1024 });
+    await expect(query).rejects.toThrow(DomainError);
+    const refusal = (await query.catch((error: unknown) => error)) as DomainError;
+    expect(refusal.code).toBe('invalid_request');
+    expect(refusal.detail).toMatch(/^query: needs more than the time or memory budget/);
+    // Within an ample budget the same query answers.
+    expect(await rows('large', { metrics: ['users'] })).toEqual([{ users: MANY_USERS }]);
+  });
+}
