@@ -1,4 +1,10 @@
-import { ExperienceUpsertSchema, FlowUpsertSchema, IngestionFilteringRulesInputSchema, TagUpsertSchema } from '@guidepost/contracts-http';
+import {
+  ExperienceUpsertSchema,
+  FlowUpsertSchema,
+  IngestionFilteringRulesInputSchema,
+  StudioDocumentUpsertSchema,
+  TagUpsertSchema,
+} from '@guidepost/contracts-http';
 import { compileValidator, DomainError } from '@guidepost/platform-http';
 import { recordsOf } from './record-batch';
 
@@ -6,6 +12,7 @@ const validateFlow = compileValidator(FlowUpsertSchema);
 const validateExperience = compileValidator(ExperienceUpsertSchema);
 const validateTag = compileValidator(TagUpsertSchema);
 const validateRules = compileValidator(IngestionFilteringRulesInputSchema);
+const validateStudioDocument = compileValidator(StudioDocumentUpsertSchema);
 
 function rejection(run: () => unknown): string {
   try {
@@ -42,6 +49,15 @@ describe('admin upsert bodies against the content schemas', () => {
     expect(rejection(() => recordsOf([{ id: 'p', name: 'P', steps: [{ id: 's' }, { name: 'no id' }] }], validateExperience))).toBe(
       '[0].steps.1.id: is required',
     );
+  });
+
+  it("takes a studio document with any fields of the studio's, but checks id, name and the managed fields", () => {
+    const document = { id: 'lp', name: 'LP', type: 'launchpad', steps: [{ anything: true }], unknown: { deep: [1] }, published: true };
+    expect(recordsOf([document], validateStudioDocument)).toEqual([document]);
+    expect(rejection(() => recordsOf([{ id: 'lp' }], validateStudioDocument))).toBe('[0].name: is required');
+    expect(rejection(() => recordsOf([{ id: '', name: 'LP' }], validateStudioDocument))).toBe('[0].id: must not be empty');
+    expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', published: 'yes' }], validateStudioDocument))).toMatch(/^\[0\]\.published: /);
+    expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', updated_at: '2024-01-01 00:00' }], validateStudioDocument))).toMatch(/^\[0\]\.updated_at: /);
   });
 
   it('accepts filtering rules with only a mode and rejects an unknown mode', () => {
