@@ -1,4 +1,5 @@
-import { DomainError, type InboundBody } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { type InboundBody } from '@guidepost/platform-http';
 
 /** The answer to a content upsert. */
 export interface UpsertResult {

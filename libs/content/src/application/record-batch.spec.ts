@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { recordsOf } from './record-batch';
 
 /** A strict fake of a compiled validator: requires a string `id`, reports like the real one. */

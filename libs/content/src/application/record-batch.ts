@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 export interface IdentifiedInput {
   readonly id: string;

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { resourceNameOf, StudioDocumentUpsertSchema, type ExperienceKindDefinition } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { compileValidator, notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 import { StudioDocumentRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { toPublicStudioDocument, type PublicStudioDocument } from '../domain/public-shapes';

@@ -1,4 +1,4 @@
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import type { UnitOfWork } from '@guidepost/platform-database';
 import type { PublishableRecordRepository, ScopedRecordRepository, ScopedRow } from '../data-access/scoped-record.repository';
 import { applyPublication, type PublicationCommand, type PublicationState } from '../domain/publication';

@@ -5,7 +5,8 @@ import {
   StudioDocumentUpsertSchema,
   TagUpsertSchema,
 } from '@guidepost/contracts-http';
-import { compileValidator, DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 import { recordsOf } from './record-batch';
 
 const validateFlow = compileValidator(FlowUpsertSchema);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Controller, Get, Header, Param, Res } from '@nestjs/common';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import type { FastifyReply } from 'fastify';
 import { API_REFERENCE_PATH, CONTENT_SECURITY_POLICY, PAGE_HTML, START_SCRIPT, START_SCRIPT_NAME } from './api-reference-page';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Account, CreateAccountRequest, CreatedApiKey } from '@guidepost/contracts-http';
-import { DomainError, notFound } from '@guidepost/platform-http';
+import { DomainError, notFound } from '@guidepost/platform-errors';
 import { hashSecret, newAccountId, newApiKey, newApiSecret } from '../domain/credentials';
 import type { AccountEntity } from '../data-access/account.entity';
 import { AccountRepository } from '../data-access/account.repository';

@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { hashSecret } from '../domain/credentials';
 import { ExpiringCache } from '../domain/expiring-cache';
 import { FixedWindowRateLimiter } from '../domain/fixed-window-rate-limiter';

@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { parseBasicAuthorization, type BasicAuthorization } from '../domain/basic-credentials';
 import type { RateLimitDecision } from '../domain/fixed-window-rate-limiter';
 import { publicApiTarget, type RequestLocation } from '../domain/public-api-target';

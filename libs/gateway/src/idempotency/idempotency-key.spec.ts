@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { idempotencyKeyOf, replayableHeaders } from './idempotency-key';
 
 describe('idempotencyKeyOf', () => {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_METHODS } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 const KEY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 const VALID_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);

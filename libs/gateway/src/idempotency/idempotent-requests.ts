@@ -9,7 +9,7 @@ import {
 } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { reasonOf } from '@guidepost/platform-failures';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { publicApiTarget } from '../domain/public-api-target';
 import { captureAnswer } from './answer-capture';
 import { digestBody, HashingBody } from './hashing-body';

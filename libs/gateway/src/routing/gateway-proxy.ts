@@ -4,7 +4,8 @@ import { Injectable } from '@nestjs/common';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, DomainError, settleUnreadBody } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, settleUnreadBody } from '@guidepost/platform-http';
 import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 

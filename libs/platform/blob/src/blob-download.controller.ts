@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
-import { DomainError, notFound } from '@guidepost/platform-http';
+import { DomainError, notFound } from '@guidepost/platform-errors';
 import { BlobLinkSigner } from './blob-link-signer';
 import { BlobStore } from './blob-store.port';
 

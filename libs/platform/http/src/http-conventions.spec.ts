@@ -6,13 +6,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION, statusAcknowledgement } from '@guidepost/contracts-http';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
+import { DomainError } from '@guidepost/platform-errors';
 import {
   AcceptsBody,
   AdminTokenGuard,
   configureHttpServer,
   csvRows,
   CsvRendering,
-  DomainError,
   fastifyAdapterOptions,
   InboundBody,
   ndjsonValues,

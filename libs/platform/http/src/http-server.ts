@@ -6,7 +6,7 @@ import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, F
 import { API_VERSION_HEADER, PUBLIC_API_VERSION, textProblem } from '@guidepost/contracts-http';
 import type { AppConfig } from '@guidepost/platform-config';
 import { answerConnectionError } from './errors/connection-errors';
-import { DomainError } from './errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { MAX_PATH_PARAMETER_CHARS, problemOf } from './errors/problem';
 import { payloadTooLarge } from './errors/size-limit';
 import { limitBytes } from './body/byte-limit';

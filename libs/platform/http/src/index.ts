@@ -1,4 +1,3 @@
-export { DomainError, notFound, type DomainErrorOptions, type ErrorCode } from './errors/domain-error';
 export { DEPENDENCY_RETRY_AFTER_SECONDS, problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
 export { compileValidator } from './validation/compile-validator';
 export { checkedIdentifier, IdentifierParam } from './validation/identifier';

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { csvColumnsOf, csvRows, DomainError, type InboundBody, typedCsvRecord } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { csvColumnsOf, csvRows, type InboundBody, typedCsvRecord } from '@guidepost/platform-http';
 import type { ProfileProperties } from '../domain/profile-properties';
 
 /**

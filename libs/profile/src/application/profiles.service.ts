@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import { PROFILE_KINDS, type ProfileKind } from '../domain/profile-kind';
 import { assertStorableProperties, type ProfileProperties } from '../domain/profile-properties';
 import { profileUpdateEvent } from '../domain/profile-update-events';

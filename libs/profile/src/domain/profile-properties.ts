@@ -1,6 +1,6 @@
 import { type IngestionFilteringRules, isKeptByFilteringRules } from '@guidepost/contracts-events';
 import { measureStorable, type ValueProblem } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { PROFILE_KINDS, type ProfileKind } from './profile-kind';
 
 /** A profile, or the part of one a write sets: free-form properties by name. */

@@ -1,4 +1,5 @@
-import { DomainError, type InboundBody } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { type InboundBody } from '@guidepost/platform-http';
 
 /**
  * The JSON value of a JSON-only endpoint. A request without a body counts as an empty object, so that

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { type PayloadOf, SegmentUserIdsSubmitted } from '@guidepost/contracts-events';
 import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import { failedEvent, ingestionCompletedEvent } from '../domain/job-outcomes';
 import { type MembershipOperation, recordChunkApplied, segmentDeletedReason } from '../domain/membership-progress';
 import { isSegmentId } from '../domain/segment';

@@ -5,7 +5,7 @@ import { type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/con
 import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
 import { BlobStore, exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import { failedEvent } from '../domain/job-outcomes';
 import { exportColumns, exportRenderer, type ExportRenderer } from '../domain/membership-export-format';
 import { isSegmentId } from '../domain/segment';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import { isSegmentId, newSegment, updateSegment, type SegmentChanges, type SegmentRecord } from '../domain/segment';
 import { SegmentRepository } from '../data-access/segment.repository';
 import { SEGMENT_SCHEMA } from '../data-access/segment-schema';

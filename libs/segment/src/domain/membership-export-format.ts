@@ -1,5 +1,5 @@
 import { textProblem } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 export type ExportFormat = 'csv' | 'json';
 

@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { chunkUserIds, USER_IDS_PER_CHUNK } from './user-id-chunks';
 
 async function* idsFrom(values: Iterable<string>, onPull: () => void = () => undefined): AsyncGenerator<string> {

@@ -5,7 +5,7 @@ import { type AnalyticsExportStatus, type CreatedJob, JobName } from '@guidepost
 import { BlobStore, exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-blob';
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { notFound } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { JobRegistry } from '../../jobs/application/job-registry.service';

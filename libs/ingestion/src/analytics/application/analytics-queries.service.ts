@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@guidepost/platform-config';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import type { AnalyticsSpec } from './analytics-spec';
 import { AnalyticsStore, type QueryBudget } from './analytics-store.port';
 

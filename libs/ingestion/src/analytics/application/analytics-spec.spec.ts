@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { analyticsSpecOf } from './analytics-spec';
 
 const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };

@@ -12,7 +12,8 @@ import {
   type AnalyticsTimeBucket,
   textProblem,
 } from '@guidepost/contracts-http';
-import { compileValidator, DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 import { instantField } from '../../events/application/instant-field';
 import { withinStorableRange } from '../../events/domain/storable-event';
 

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { ClickHouseEventStore } from '../../events/data-access/clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from '../../events/data-access/clickhouse-migrations';
 import { analyticsSpecOf } from '../application/analytics-spec';

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { type AnalyticsRead, AnalyticsStore } from '../application/analytics-store.port';
 import { analyticsStatement } from './analytics-sql';
 

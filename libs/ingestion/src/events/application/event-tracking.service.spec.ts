@@ -1,6 +1,6 @@
 import { type IngestionFilteringRules, NO_FILTERING, type RecordedEvent } from '@guidepost/contracts-events';
 import type { TrackEvent } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import type { FilteredItems } from '../../filtering/application/filtered-items';
 import type { FilteringRules } from '../../filtering/application/filtering-rules.service';
 import type { EventIntake } from './event-intake.service';

@@ -1,5 +1,5 @@
 import { EVENT_HISTORY_MAX_LIMIT, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { historyQueryOf } from './history-query';
 
 const parse = (query: Record<string, unknown>) => historyQueryOf('acme', 'user-1', query);

@@ -1,5 +1,5 @@
 import { EVENT_HISTORY_DEFAULT_LIMIT, EVENT_HISTORY_MAX_LIMIT } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { timeZoneMinutesOf } from '../domain/time-zone';
 import type { HistoryQuery } from './event-store.port';
 

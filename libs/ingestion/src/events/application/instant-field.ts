@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { instantOf } from '../domain/instant';
 import { unstorableInstantReason } from '../domain/storable-event';
 

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { measureStorable, textFieldProblem, type TrackEvent, TrackEventSchema } from '@guidepost/contracts-http';
-import { compileValidator, DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 import { trackedEventId } from '../domain/client-event-id';
 import { eventTimestampField } from './instant-field';
 

@@ -1,5 +1,5 @@
 import { MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES, MAX_CONDITIONS, MAX_CONDITIONS_TEXT_LENGTH } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { compileExportConditions } from './export-conditions';
 
 /** The 400 detail a list of conditions is refused with. */

@@ -10,7 +10,7 @@ import {
   NULL_OPERATORS,
   textProblem,
 } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { dateTime64Param, instantOf } from './instant';
 import { isStorableInstant } from './storable-event';
 

@@ -1,5 +1,5 @@
 import { TIME_ZONE_FORMS, TIME_ZONE_MAX_MINUTES, TIME_ZONE_MINUTES_PATTERN, TIME_ZONE_OFFSET_PATTERN } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 const OFFSET = new RegExp(TIME_ZONE_OFFSET_PATTERN);
 const MINUTES = new RegExp(TIME_ZONE_MINUTES_PATTERN);

@@ -5,7 +5,7 @@ import type { CreatedJob, Event } from '@guidepost/contracts-http';
 import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { EntityManager } from 'typeorm';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';

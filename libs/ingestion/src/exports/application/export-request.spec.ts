@@ -1,5 +1,5 @@
 import { EXPORT_MAX_EVENTS, EXPORT_MAX_OFFSET, type EventExportRequest, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { parseExportRequest, resolveExportRequest } from './export-request';
 
 const resolve = (request: Partial<EventExportRequest>) =>

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { EventExportRequested, PayloadOf } from '@guidepost/contracts-events';
 import { EXPORT_MAX_EVENTS, type EventExportRequest, EventExportRequestSchema } from '@guidepost/contracts-http';
-import { compileValidator, DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 import { instantField } from '../../events/application/instant-field';
 import { withinStorableRange } from '../../events/domain/storable-event';
 import { timeZoneMinutesOf } from '../../events/domain/time-zone';

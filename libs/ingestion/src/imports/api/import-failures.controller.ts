@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Controller, Get, Headers, Param, StreamableFile } from '@nestjs/common';
-import { IdentifierParam, notFound, prefersCsv, renderCsv } from '@guidepost/platform-http';
+import { notFound } from '@guidepost/platform-errors';
+import { IdentifierParam, prefersCsv, renderCsv } from '@guidepost/platform-http';
 import { JobRepository } from '../../jobs/data-access/job.repository';
 import { ImportRepository } from '../data-access/import.repository';
 import type { RowFailure } from '../domain/row-failure';

@@ -8,10 +8,10 @@ import { TransientFailure } from '@guidepost/platform-failures';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { Counter } from 'prom-client';
+import { DomainError } from '@guidepost/platform-errors';
 import {
   csvRowBatches,
   type CsvRow,
-  DomainError,
   isRecordFailure,
   ndjsonValueBatches,
   type NdjsonValue,

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 /** Blank bytes (and a UTF-8 byte order mark) that an upload may hold without holding a row. */
 const BLANK_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);

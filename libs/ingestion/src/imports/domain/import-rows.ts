@@ -7,7 +7,8 @@ import {
   ProfileImportRowSchema,
   textFieldProblem,
 } from '@guidepost/contracts-http';
-import { compileValidator, csvColumnsOf, type CsvRow, DomainError, typedCsvCell } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
+import { compileValidator, csvColumnsOf, type CsvRow, typedCsvCell } from '@guidepost/platform-http';
 import { instantOf } from '../../events/domain/instant';
 import { unstorableInstantReason } from '../../events/domain/storable-event';
 import { problemOfValidation, type RowProblem } from './row-failure';

@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { problemOfValidation, storableFailure } from './row-failure';
 
 describe('problemOfValidation', () => {

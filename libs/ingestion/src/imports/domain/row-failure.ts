@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { wellFormed } from '../../events/domain/well-formed-text';
 
 /** Why one row of an import was not imported: what the failures endpoint and `Completed` list. */

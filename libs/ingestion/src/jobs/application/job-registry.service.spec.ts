@@ -1,7 +1,7 @@
 import { JobName } from '@guidepost/contracts-http';
 import { loadConfig } from '@guidepost/platform-config';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { JobEntity } from '../data-access/job.entity';
 import type { JobRepository } from '../data-access/job.repository';

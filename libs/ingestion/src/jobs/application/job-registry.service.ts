@@ -4,7 +4,7 @@ import type { PayloadOf, JobEventRecorded } from '@guidepost/contracts-events';
 import { JOB_LIST_LIMIT, JobName, JobRegistryClient, type CreatedJob } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { DomainError, notFound } from '@guidepost/platform-http';
+import { DomainError, notFound } from '@guidepost/platform-errors';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 import { INITIAL_JOB_STATUS, jobStatusAfter } from '../domain/job-status';
 import type { JobEventEntity } from '../data-access/job-event.entity';

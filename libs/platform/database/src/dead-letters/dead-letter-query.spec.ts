@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 import { decodeCursor, encodeCursor, isDeadLetterId, listQueryOf, replayFilterOf } from './dead-letter-query';
 
 function detailOf(action: () => unknown): string {

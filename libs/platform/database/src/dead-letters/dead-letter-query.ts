@@ -5,7 +5,7 @@ import {
   type DeadLetterFilter,
   type DeadLetterStatus,
 } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-http';
+import { DomainError } from '@guidepost/platform-errors';
 
 /** Where a page of dead letters continues: after this row of the newest-first order. */
 export interface DeadLetterCursor {

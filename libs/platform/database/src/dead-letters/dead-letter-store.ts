@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { DeadLetter, DeadLetterBulkReplay, DeadLetterFilter, DeadLetterPage, DeadLetterSummary } from '@guidepost/contracts-http';
 import type { MessageBus } from '@guidepost/platform-bus';
 import { classifyFailure, reasonOf } from '@guidepost/platform-failures';
-import { DomainError, notFound } from '@guidepost/platform-http';
+import { DomainError, notFound } from '@guidepost/platform-errors';
 import { type DeadLetterListQuery, encodeCursor, isDeadLetterId } from './dead-letter-query';
 
 /** The outbox relay's rows have this (empty) consumer group. */

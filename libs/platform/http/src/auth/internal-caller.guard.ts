@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@guidepost/platform-config';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { INTERNAL_CREDENTIAL_REQUIRED, InternalCredential } from './internal-credential';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppConfig } from '@guidepost/platform-config';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { INTERNAL_CREDENTIAL_REQUIRED, InternalCredential } from './internal-credential';
 
 /** Polled by the orchestrator and Prometheus, which hold no token; they reveal nothing about accounts. */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { payloadTooLarge, type SizedThing } from '../errors/size-limit';
 
 /**

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import type { CsvRow } from './csv-rows';
 
 /**

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { AppConfig } from '@guidepost/platform-config';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { ACCEPTS_BODY } from './accepts-body.decorator';
 import { INBOUND_BODY, type BodyFormat, type InboundBody, type RequestWithInboundBody } from './inbound-body';
 import { bodyFormatOf, describeSentMediaType, mediaTypeOf, unsupportedMediaTypeDetail } from './media-types';

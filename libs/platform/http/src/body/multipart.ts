@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { payloadTooLarge } from '../errors/size-limit';
 import { chunksOf } from './byte-limit';
 

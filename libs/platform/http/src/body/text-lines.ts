@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { describeSize } from '../errors/size-limit';
 import { chunksOf } from './byte-limit';
 

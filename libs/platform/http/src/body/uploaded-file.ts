@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { Readable } from 'node:stream';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import type { SizeLimits } from '../errors/problem';
 import { chunksOf, limitBytes } from './byte-limit';
 import type { InboundBody, RecordFormat } from './inbound-body';

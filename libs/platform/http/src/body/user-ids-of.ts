@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '../validation/compile-validator';
 import { checkedIdentifier } from '../validation/identifier';
 import { csvRows } from './csv-rows';

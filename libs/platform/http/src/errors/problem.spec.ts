@@ -1,5 +1,5 @@
 import { BadRequestException, NotFoundException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { DomainError, notFound, type ErrorCode } from './domain-error';
+import { DomainError, notFound, type ErrorCode } from '@guidepost/platform-errors';
 import { problemOf } from './problem';
 
 const limits = { bodyLimitBytes: 20 * 1024 * 1024, fileLimitBytes: 200 * 1024 * 1024 };

@@ -3,7 +3,7 @@ import { HttpException } from '@nestjs/common';
 import type { Problem } from '@guidepost/contracts-http';
 import { classifyFailure } from '@guidepost/platform-failures';
 import { unsupportedMediaTypeDetail } from '../body/media-types';
-import { DomainError, type ErrorCode } from './domain-error';
+import { DomainError, type ErrorCode } from '@guidepost/platform-errors';
 import { payloadTooLarge } from './size-limit';
 
 /**

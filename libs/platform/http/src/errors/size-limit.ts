@@ -1,4 +1,4 @@
-import { DomainError } from './domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 
 const MEGABYTE = 1024 * 1024;
 const KILOBYTE = 1024;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from './compile-validator';
 
 const SegmentSchema = Type.Object(

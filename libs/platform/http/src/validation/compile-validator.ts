@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 
 /**
  * One ajv for every public schema. Whether unknown properties are allowed is each schema's own

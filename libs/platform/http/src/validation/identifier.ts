@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { identifierProblem } from '@guidepost/contracts-http';
-import { DomainError } from '../errors/domain-error';
+import { DomainError } from '@guidepost/platform-errors';
 
 /**
  * The id, or a 400 naming `field` when it is not one the API takes (empty, over `ID_MAX_LENGTH`

@@ -1,4 +1,8 @@
-/** The kinds of failure application code reports; each maps to exactly one HTTP status (see `problemOf`). */
+/**
+ * The kinds of failure application code reports. They are not HTTP: each maps to exactly one HTTP
+ * status in the HTTP layer (`problemOf` of @guidepost/platform-http), which renders Problem Details.
+ * Whether a failure passes with a retry is another question, answered by @guidepost/platform-failures.
+ */
 export type ErrorCode =
   | 'invalid_request'
   | 'not_found'
@@ -26,7 +30,7 @@ export interface DomainErrorOptions {
 
 /**
  * A failure the client can act on. Application code throws it; the HTTP layer turns it into a
- * Problem Details response in one place, so no handler builds error responses itself. `detail` is
+ * Problem Details response in one place (`problemOf`), so no handler builds error responses itself. `detail` is
  * shown to the client as is: name the field, row or line at fault.
  */
 export class DomainError extends Error {
