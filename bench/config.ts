@@ -5,7 +5,7 @@
  */
 import { MEGABYTE } from './units';
 
-export const STAGES = ['parse', 'track', 'import', 'export'] as const;
+export const STAGES = ['parse', 'track', 'import', 'export', 'analytics'] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface TrackSettings {
@@ -32,6 +32,8 @@ export interface BenchConfig {
   readonly importBytes: number;
   /** Events the export stage exports (imported first when the store holds fewer). */
   readonly exportEvents: number;
+  /** Events of the one account the analytics stage queries (imported into a server of its own). */
+  readonly analyticsEvents: number;
   readonly port: number;
   /** The standalone server measured (`BENCH_SERVER_ENTRY`, relative to the repository): another build can be measured without replacing dist/. */
   readonly serverEntryPoint: string;
@@ -48,12 +50,14 @@ const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 
     parse: { bytes: 10 * MEGABYTE, repeats: 1 },
     importBytes: 10 * MEGABYTE,
     exportEvents: 50_000,
+    analyticsEvents: 100_000,
   },
   full: {
     track: { durationSeconds: 10, connections: [10, 50, 200], warmupSeconds: 3 },
     parse: { bytes: 100 * MEGABYTE, repeats: 3 },
     importBytes: 200 * MEGABYTE,
     exportEvents: 1_000_000,
+    analyticsEvents: 10_000_000,
   },
 };
 
@@ -77,6 +81,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     },
     importBytes: read.positiveInteger('BENCH_IMPORT_MB', defaults.importBytes / MEGABYTE) * MEGABYTE,
     exportEvents: read.positiveInteger('BENCH_EXPORT_EVENTS', defaults.exportEvents),
+    analyticsEvents: read.positiveInteger('BENCH_ANALYTICS_EVENTS', defaults.analyticsEvents),
     port: read.positiveInteger('BENCH_PORT', 18106),
     serverEntryPoint: env['BENCH_SERVER_ENTRY'] || 'dist/apps/standalone/src/main.js',
     keepData: env['BENCH_KEEP_DATA'] === '1',

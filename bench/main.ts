@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { benchConfig, type BenchConfig, type StageName } from './config';
 import { describeMachine, renderMachine } from './machine';
 import { failedFigure, renderTable, type Figure } from './report';
+import { ANALYTICS_STAGE, measureAnalytics } from './stages/analytics';
 import { EXPORT_STAGE, measureExport } from './stages/export';
 import { IMPORT_STAGE, measureImport, type ImportedEvents } from './stages/import';
 import { measureParse, PARSE_STAGE } from './stages/parse';
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
   if (needsServer(config)) figures.push(...(await serverStages(config)));
+  if (config.stages.has('analytics')) {
+    const server = { entryPoint: config.serverEntryPoint, port: config.port };
+    figures.push(...(await stage(ANALYTICS_STAGE, () => measureAnalytics(server, config.analyticsEvents, config.keepData))));
+  }
 
   console.log(`# Guidepost benchmark (${config.scale} scale)\n\n${renderMachine(describeMachine())}`);
   // Anything else running on the machine skews the figures: say how busy it was.
@@ -96,6 +101,7 @@ function describeSettings(config: BenchConfig): string {
     `parse ${megabytes(config.parse.bytes)} x ${config.parse.repeats}`,
     `import ${megabytes(config.importBytes)}`,
     `export ${count(config.exportEvents)} events`,
+    `analytics ${count(config.analyticsEvents)} events`,
   ].join('; ');
 }
 

@@ -1,2 +1,5 @@
 export { IngestionModule } from './ingestion.module';
 export { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';
+// The analytics SQL, for the benchmark's baseline: the very statement the service runs, run straight in the store.
+export { analyticsSpecOf } from './analytics/application/analytics-spec';
+export { analyticsStatement } from './analytics/data-access/analytics-sql';
