@@ -1,5 +1,5 @@
 export { DEPENDENCY_RETRY_AFTER_SECONDS, problemOf, type ProblemResponse, type SizeLimits } from './errors/problem';
-export { compileValidator } from './validation/compile-validator';
+export { type Checked, compileCheck, compileValidator } from './validation/compile-validator';
 export { checkedIdentifier, IdentifierParam } from './validation/identifier';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';

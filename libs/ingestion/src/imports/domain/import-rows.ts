@@ -8,10 +8,10 @@ import {
   textFieldProblem,
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
-import { compileValidator, csvColumnsOf, type CsvRow, typedCsvCell } from '@guidepost/platform-http';
+import { type Checked, compileCheck, csvColumnsOf, type CsvRow, typedCsvCell } from '@guidepost/platform-http';
 import { instantOf } from '../../events/domain/instant';
 import { unstorableInstantReason } from '../../events/domain/storable-event';
-import { problemOfValidation, type RowProblem } from './row-failure';
+import type { RowProblem } from './row-failure';
 
 /** A row ready to publish, with its size in characters (batches are bounded by rows and by size). */
 export interface MappedRow<T> {
@@ -46,19 +46,19 @@ const NOT_AN_OBJECT: RowProblem = { field: null, reason: 'must be a JSON object'
 
 const USER_IDS = ['user_id', 'userId'] as const;
 const GROUP_IDS = ['group_id', 'groupId'] as const;
-const validateUserRow = compileValidator(ProfileImportRowSchema);
-const validateGroupRow = compileValidator(GroupImportRowSchema);
+const checkUserRow = compileCheck(ProfileImportRowSchema);
+const checkGroupRow = compileCheck(GroupImportRowSchema);
 
 /** Rows of `POST /import/profiles`: the id is `user_id` or `userId`, every other field is a property. */
-export const userProfileRows: ImportRowMapper<ProfileRow> = profileRows(USER_IDS, validateUserRow);
+export const userProfileRows: ImportRowMapper<ProfileRow> = profileRows(USER_IDS, checkUserRow);
 /** Rows of `POST /import/groups`: the id is `group_id` or `groupId`, every other field is a property. */
-export const groupProfileRows: ImportRowMapper<ProfileRow> = profileRows(GROUP_IDS, validateGroupRow);
+export const groupProfileRows: ImportRowMapper<ProfileRow> = profileRows(GROUP_IDS, checkGroupRow);
 
-function profileRows(ids: readonly [string, string], validate: (value: unknown) => unknown): ImportRowMapper<ProfileRow> {
+function profileRows(ids: readonly [string, string], check: (value: unknown) => Checked<unknown>): ImportRowMapper<ProfileRow> {
   const [id, alias] = ids;
   const mapped = (fields: Fields, line: number): RowOutcome<ProfileRow> => {
     if (!hasAny(fields, ids)) return { field: id, reason: `is required (or ${alias})` };
-    const problem = validationProblem(validate, fields);
+    const problem = validationProblem(check, fields);
     if (problem) return problem;
     const identified = identifierOf(fields, ids);
     // The row has an id (checked above) of the right type (validated): undefined cannot happen.
@@ -103,7 +103,7 @@ function typedCsvFields(columns: readonly string[], isId: readonly boolean[], ce
 const EVENT_IDS: readonly string[] = [...USER_IDS, ...GROUP_IDS];
 /** The fields of an event row; any other field is an attribute. */
 const EVENT_FIELDS: ReadonlySet<string> = new Set([...EVENT_IDS, 'name', 'timestamp', 'attributes', 'context']);
-const validateEventRow = compileValidator(EventImportRowSchema);
+const checkEventRow = compileCheck(EventImportRowSchema);
 const ATTRIBUTE_COLUMN = 'attributes.';
 const CONTEXT_URL_COLUMN = 'context.url';
 
@@ -127,7 +127,7 @@ export function eventRows(origin: ImportOrigin): ImportRowMapper<RecordedEvent> 
 
 function eventOf(fields: Fields, line: number, origin: ImportOrigin): RowOutcome<RecordedEvent> {
   if (!hasAny(fields, EVENT_IDS)) return { field: 'user_id', reason: 'is required (or userId, group_id, groupId)' };
-  const problem = validationProblem(validateEventRow, fields);
+  const problem = validationProblem(checkEventRow, fields);
   if (problem) return problem.field === 'timestamp' && fields['timestamp'] !== undefined ? timestampProblem(fields['timestamp']) : problem;
   const userId = identifierOf(fields, USER_IDS);
   if (typeof userId === 'object') return userId;
@@ -266,13 +266,9 @@ function identifierOf(fields: Fields, names: readonly string[]): string | undefi
   return found;
 }
 
-function validationProblem(validate: (value: unknown) => unknown, fields: Fields): RowProblem | undefined {
-  try {
-    validate(fields);
-    return undefined;
-  } catch (error) {
-    return problemOfValidation(error);
-  }
+function validationProblem(check: (value: unknown) => Checked<unknown>, fields: Fields): RowProblem | undefined {
+  const checked = check(fields);
+  return checked.ok ? undefined : checked.failure;
 }
 
 function isFields(value: unknown): value is Fields {

@@ -1,4 +1,4 @@
-import { DomainError } from '@guidepost/platform-errors';
+import type { FieldFailure } from '@guidepost/platform-errors';
 import { wellFormed } from '../../events/domain/well-formed-text';
 
 /** Why one row of an import was not imported: what the failures endpoint and `Completed` list. */
@@ -10,26 +10,11 @@ export interface RowFailure {
   readonly reason: string;
 }
 
-/** A row failure before it is addressed to its line. */
-export interface RowProblem {
-  readonly field: string | null;
-  readonly reason: string;
-}
+/** A row failure before it is addressed to its line: the field at fault, null when the row as a whole is. */
+export type RowProblem = FieldFailure;
 
 export function isRowProblem(value: object): value is RowProblem {
   return 'reason' in value;
-}
-
-/**
- * The problem a validator (`compileValidator`) reported, split into field and reason: its detail
- * reads `<field path>: <reason>`, with `body` for the row as a whole.
- */
-export function problemOfValidation(error: unknown): RowProblem {
-  if (!(error instanceof DomainError)) throw error;
-  const separator = error.detail.indexOf(': ');
-  if (separator === -1) return { field: null, reason: error.detail };
-  const field = error.detail.slice(0, separator);
-  return { field: field === 'body' ? null : field, reason: error.detail.slice(separator + 2) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { DomainError } from '@guidepost/platform-errors';
-import { compileValidator } from './compile-validator';
+import { DomainError, InvalidField } from '@guidepost/platform-errors';
+import { compileCheck, compileValidator } from './compile-validator';
 
 const SegmentSchema = Type.Object(
   {
@@ -53,8 +53,31 @@ describe('compileValidator', () => {
     expect(() => validateCount({ count: '5' })).toThrow('count: must be integer');
   });
 
+  it('reports the field at fault as a value, so a key holding ": " or "." is not split again', () => {
+    const Attributes = Type.Object({ attributes: Type.Record(Type.String(), Type.String()) });
+    const failure = { field: 'attributes.plan: tier', reason: 'must be string' };
+    expect(compileCheck(Attributes)({ attributes: { 'plan: tier': 3 } })).toEqual({ ok: false, failure });
+    expect(compileCheck(Attributes)([])).toEqual({ ok: false, failure: { field: null, reason: 'must be object' } });
+    const refused = (() => {
+      try {
+        compileValidator(Attributes)({ attributes: { 'plan: tier': 3 } });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(InvalidField);
+    expect(refused).toMatchObject({ code: 'invalid_request', failure, detail: 'attributes.plan: tier: must be string' });
+  });
+
+  it('hands a matching value back typed', () => {
+    const segment = { name: 'Power users' };
+    expect(compileCheck(SegmentSchema)(segment)).toEqual({ ok: true, value: segment });
+  });
+
   it('compiles a schema with an $id more than once without complaint', () => {
     const Identified = Type.Object({ id: Type.String() }, { $id: 'IdentifiedForValidatorSpec' });
     expect(compileValidator(Identified)).toBe(compileValidator(Identified));
+    expect(compileCheck(Identified)).toBe(compileCheck(Identified));
   });
 });

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { DomainError } from '@guidepost/platform-errors';
+import { type FieldFailure, InvalidField } from '@guidepost/platform-errors';
 
 /**
  * One ajv for every public schema. Whether unknown properties are allowed is each schema's own
@@ -10,45 +10,71 @@ import { DomainError } from '@guidepost/platform-errors';
  */
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false, verbose: true }));
 
-/** A schema compiles once even when several modules ask for it (ajv rejects a second `$id`). */
-const compiled = new WeakMap<TSchema, (value: unknown) => unknown>();
+/** A value checked against a schema: the value typed, or the first field at fault. */
+export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: FieldFailure };
 
-/**
- * Compiles a TypeBox schema into a function that returns the value typed, or throws
- * `DomainError('invalid_request', '<field path>: <reason>')` naming the first field at fault,
- * e.g. `name: is required` or `property_names.2: must be string`.
- */
-export function compileValidator<S extends TSchema>(schema: S): (value: unknown) => Static<S> {
-  const existing = compiled.get(schema);
-  if (existing) return existing;
-  const validate = ajv.compile<Static<S>>(schema);
-  const check = (value: unknown): Static<S> => {
-    if (validate(value)) return value;
-    throw new DomainError('invalid_request', describeFailure(validate.errors ?? []));
-  };
-  compiled.set(schema, check);
-  return check;
+interface Compiled {
+  readonly check: (value: unknown) => Checked<unknown>;
+  readonly validate: (value: unknown) => unknown;
 }
 
-function describeFailure(errors: readonly ErrorObject[]): string {
+/** A schema compiles once even when several modules ask for it (ajv rejects a second `$id`). */
+const compiled = new WeakMap<TSchema, Compiled>();
+
+/**
+ * Compiles a TypeBox schema into a function that says whether a value matches it: the value typed, or
+ * a `FieldFailure` naming the first field at fault, e.g. `{ field: 'name', reason: 'is required' }` or
+ * `{ field: 'property_names.2', reason: 'must be string' }` (field null when the value as a whole is).
+ * For callers that collect failures (an import's rows) rather than refuse a request.
+ */
+export function compileCheck<S extends TSchema>(schema: S): (value: unknown) => Checked<Static<S>> {
+  return compiledOf(schema).check as (value: unknown) => Checked<Static<S>>;
+}
+
+/**
+ * Compiles a TypeBox schema into a function that returns the value typed, or throws `InvalidField`
+ * (an `invalid_request` whose detail reads `<field path>: <reason>`) naming the first field at fault.
+ */
+export function compileValidator<S extends TSchema>(schema: S): (value: unknown) => Static<S> {
+  return compiledOf(schema).validate as (value: unknown) => Static<S>;
+}
+
+function compiledOf(schema: TSchema): Compiled {
+  const existing = compiled.get(schema);
+  if (existing) return existing;
+  const matches = ajv.compile(schema);
+  const check = (value: unknown): Checked<unknown> =>
+    matches(value) ? { ok: true, value } : { ok: false, failure: failureOf(matches.errors ?? []) };
+  const validate = (value: unknown): unknown => {
+    const checked = check(value);
+    if (checked.ok) return checked.value;
+    throw new InvalidField(checked.failure);
+  };
+  const both = { check, validate };
+  compiled.set(schema, both);
+  return both;
+}
+
+function failureOf(errors: readonly ErrorObject[]): FieldFailure {
   // ajv lists the failures of each union branch before the union's own error; the union's is the one to show.
   const error = errors.find((candidate) => candidate.keyword === 'anyOf' || candidate.keyword === 'oneOf') ?? errors[0];
-  if (!error) return 'body: is invalid';
+  if (!error) return { field: null, reason: 'is invalid' };
   const path = pathOf(error.instancePath);
+  const field = path === '' ? null : path;
   switch (error.keyword) {
     case 'required':
-      return `${join(path, String(error.params['missingProperty']))}: is required`;
+      return { field: join(path, String(error.params['missingProperty'])), reason: 'is required' };
     case 'additionalProperties':
-      return `${join(path, String(error.params['additionalProperty']))}: is not a known field`;
+      return { field: join(path, String(error.params['additionalProperty'])), reason: 'is not a known field' };
     case 'minLength':
-      return `${path || 'body'}: ${error.params['limit'] === 1 ? 'must not be empty' : error.message ?? 'is too short'}`;
+      return { field, reason: error.params['limit'] === 1 ? 'must not be empty' : error.message ?? 'is too short' };
     case 'enum':
-      return `${path || 'body'}: must be one of ${listOf(error.params['allowedValues'])}`;
+      return { field, reason: `must be one of ${listOf(error.params['allowedValues'])}` };
     case 'anyOf':
     case 'oneOf':
-      return `${path || 'body'}: ${unionReason(error)}`;
+      return { field, reason: unionReason(error) };
     default:
-      return `${path || 'body'}: ${error.message ?? 'is invalid'}`;
+      return { field, reason: error.message ?? 'is invalid' };
   }
 }
 
