@@ -28,7 +28,7 @@ const compiled = new WeakMap<TSchema, Compiled>();
  * For callers that collect failures (an import's rows) rather than refuse a request.
  */
 export function compileCheck<S extends TSchema>(schema: S): (value: unknown) => Checked<Static<S>> {
-  return compiledOf(schema).check as (value: unknown) => Checked<Static<S>>;
+  return compiledOf(schema).check;
 }
 
 /**
@@ -36,7 +36,7 @@ export function compileCheck<S extends TSchema>(schema: S): (value: unknown) => 
  * (an `invalid_request` whose detail reads `<field path>: <reason>`) naming the first field at fault.
  */
 export function compileValidator<S extends TSchema>(schema: S): (value: unknown) => Static<S> {
-  return compiledOf(schema).validate as (value: unknown) => Static<S>;
+  return compiledOf(schema).validate;
 }
 
 function compiledOf(schema: TSchema): Compiled {
