@@ -13,9 +13,12 @@ export {
 export { JobName, JobRegistryClient, JobsOfOneRequest, type CreatedJob } from './internal/job-registry.port';
 export { UserProfileDirectory } from './internal/user-profile-directory.port';
 export {
+  type AbandonJobRequest,
   AbandonJobRequestSchema,
+  type CreateJobRequest,
   CreateJobRequestSchema,
   INTERNAL_TOKEN_HEADER,
+  type ProfileLookupRequest,
   ProfileLookupRequestSchema,
   type ProfileLookupResponse,
 } from './internal/internal-api.schema';

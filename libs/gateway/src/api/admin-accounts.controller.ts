@@ -1,15 +1,14 @@
 import { Controller, Delete, Get, Param, Post, UseGuards } from '@nestjs/common';
 import {
+  type CreateAccountRequest,
   CreateAccountRequestSchema,
   statusAcknowledgement,
   type Account,
   type CreatedApiKey,
   type StatusAcknowledgement,
 } from '@guidepost/contracts-http';
-import { AcceptsBody, AdminTokenGuard, compileValidator, InboundBody } from '@guidepost/platform-http';
+import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
 import { AccountAdministration } from '../application/account-administration.service';
-
-const validateCreateAccount = compileValidator(CreateAccountRequestSchema);
 
 /** Admin API for accounts and API keys (Bearer admin token). POSTs answer 201, the rest 200 (Nest's defaults). */
 @Controller('admin/v1/accounts')
@@ -18,10 +17,8 @@ export class AdminAccountsController {
   constructor(private readonly administration: AccountAdministration) {}
 
   @Post()
-  @AcceptsBody('json')
-  create(@InboundBody() body: InboundBody): Promise<Account> {
-    // No body at all is judged like `{}`, so the answer names the missing field.
-    return this.administration.createAccount(validateCreateAccount(body.kind === 'json' ? body.value : {}));
+  create(@ValidBody(CreateAccountRequestSchema) request: CreateAccountRequest): Promise<Account> {
+    return this.administration.createAccount(request);
   }
 
   @Get()

@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Controller, Delete, Get, HttpCode, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type Static, Type } from '@sinclair/typebox';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION, statusAcknowledgement } from '@guidepost/contracts-http';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
@@ -18,6 +19,7 @@ import {
   ndjsonValues,
   PlatformHttpModule,
   userIdsOf,
+  ValidBody,
 } from './index';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -36,8 +38,22 @@ async function describeBody(body: InboundBody): Promise<unknown> {
   return { kind: body.kind, format: body.format, origin: body.origin, records };
 }
 
+const GreetingSchema = Type.Object({ name: Type.String({ minLength: 1 }), times: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+
 @Controller('test')
 class ConventionsController {
+  @Post('greeting')
+  @HttpCode(200)
+  greeting(@ValidBody(GreetingSchema) greeting: Static<typeof GreetingSchema>): { greeting: string } {
+    return { greeting: `hello ${greeting.name}`.repeat(greeting.times ?? 1) };
+  }
+
+  @Post('read-with')
+  @HttpCode(200)
+  readWith(@ValidBody((value) => ({ read: value })) body: { read: unknown }): unknown {
+    return body;
+  }
+
   @Post('records')
   @HttpCode(200)
   @AcceptsBody('json', 'ndjson', 'csv', 'file')
@@ -265,6 +281,28 @@ describe('HTTP conventions over a real server', () => {
     it('gives an endpoint that takes a body an empty body when none was sent', async () => {
       expect(await (await post('records', undefined)).json()).toEqual({ kind: 'empty' });
       expect(await (await post('records', 'application/json', '')).json()).toEqual({ kind: 'empty' });
+    });
+  });
+
+  describe('@ValidBody', () => {
+    it('hands the handler the body checked against its schema', async () => {
+      expect(await (await post('greeting', 'application/json', '{"name":"Ada","times":2}')).json()).toEqual({ greeting: 'hello Adahello Ada' });
+    });
+
+    it('answers a body the schema refuses with 400 naming the field', async () => {
+      expect((await expectProblem(await post('greeting', 'application/json', '{"name":3}'), 400, 'Bad Request')).detail).toBe('name: must be string');
+      expect((await expectProblem(await post('greeting', 'application/json', '[]'), 400, 'Bad Request')).detail).toBe('body: must be object');
+    });
+
+    it('judges a request without a body as {}, so the answer names the missing field', async () => {
+      expect((await expectProblem(await post('greeting', undefined), 400, 'Bad Request')).detail).toBe('name: is required');
+      expect((await expectProblem(await post('greeting', 'application/json', ''), 400, 'Bad Request')).detail).toBe('name: is required');
+      expect(await (await post('read-with', undefined)).json()).toEqual({ read: {} });
+    });
+
+    it('takes JSON only, as @AcceptsBody("json") would', async () => {
+      const problem = await expectProblem(await post('greeting', 'text/csv', 'name\nAda\n'), 415, 'Unsupported Media Type');
+      expect(problem.detail).toBe("Content-Type 'text/csv' is not supported; this endpoint takes application/json");
     });
   });
 

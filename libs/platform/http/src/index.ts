@@ -3,6 +3,7 @@ export { type Checked, compileCheck, compileValidator } from './validation/compi
 export { checkedIdentifier, IdentifierParam } from './validation/identifier';
 export { InboundBody, type BodyFormat, type RecordFormat } from './body/inbound-body';
 export { AcceptsBody } from './body/accepts-body.decorator';
+export { type BodyReader, ValidBody } from './body/valid-body.decorator';
 export { settleUnreadBody } from './body/unread-body';
 export { ndjsonValueBatches, ndjsonValues, type NdjsonValue } from './body/ndjson-values';
 export { csvRowBatches, csvRows, type CsvRow } from './body/csv-rows';

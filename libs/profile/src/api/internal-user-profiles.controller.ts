@@ -1,8 +1,6 @@
 import { Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { ProfileLookupRequestSchema, type ProfileLookupResponse, UserProfileDirectory } from '@guidepost/contracts-http';
-import { AcceptsBody, compileValidator, InboundBody, InternalCallerGuard } from '@guidepost/platform-http';
-
-const validateLookup = compileValidator(ProfileLookupRequestSchema);
+import { type ProfileLookupRequest, ProfileLookupRequestSchema, type ProfileLookupResponse, UserProfileDirectory } from '@guidepost/contracts-http';
+import { InternalCallerGuard, ValidBody } from '@guidepost/platform-http';
 
 /**
  * User profiles for the other services of the distributed shape (`HttpUserProfileDirectory`), e.g. the
@@ -16,9 +14,10 @@ export class InternalUserProfilesController {
 
   @Post('lookup')
   @HttpCode(HttpStatus.OK)
-  @AcceptsBody('json')
-  async lookup(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<ProfileLookupResponse> {
-    const { user_ids: userIds } = validateLookup(body.kind === 'json' ? body.value : {});
+  async lookup(
+    @Param('account_id') accountId: string,
+    @ValidBody(ProfileLookupRequestSchema) { user_ids: userIds }: ProfileLookupRequest,
+  ): Promise<ProfileLookupResponse> {
     return { profiles: Object.fromEntries(await this.directory.getProfiles(accountId, userIds)) };
   }
 }

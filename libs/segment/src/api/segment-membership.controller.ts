@@ -1,14 +1,16 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { asyncAcknowledgement, type AsyncAcknowledgement, SegmentMembershipExportRequestSchema } from '@guidepost/contracts-http';
+import {
+  asyncAcknowledgement,
+  type AsyncAcknowledgement,
+  type SegmentMembershipExportRequest,
+  SegmentMembershipExportRequestSchema,
+} from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, IdentifierParam, InboundBody, userIdsOf } from '@guidepost/platform-http';
+import { AcceptsBody, IdentifierParam, InboundBody, userIdsOf, ValidBody } from '@guidepost/platform-http';
 import { MembershipChangeService } from '../application/membership-change.service';
 import { MembershipExportService } from '../application/membership-export.service';
 import { assertExportablePropertyNames } from '../domain/membership-export-format';
 import type { MembershipOperation } from '../domain/membership-progress';
-import { jsonValueOf } from './json-body';
-
-const parseExportRequest = compileValidator(SegmentMembershipExportRequestSchema);
 
 /** The asynchronous segment operations: each answers 202 with the job that reports its outcome. */
 @Controller('v2/accounts/:account_id/segments/:segment_id')
@@ -43,13 +45,11 @@ export class SegmentMembershipController {
 
   @Post('segment_membership_export')
   @HttpCode(HttpStatus.ACCEPTED)
-  @AcceptsBody('json')
   async export(
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
-    @InboundBody() body: InboundBody,
+    @ValidBody(SegmentMembershipExportRequestSchema) request: SegmentMembershipExportRequest,
   ): Promise<AsyncAcknowledgement> {
-    const request = parseExportRequest(jsonValueOf(body));
     assertExportablePropertyNames(request.property_names ?? []);
     const job = await this.exports.request(accountId, segmentId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);

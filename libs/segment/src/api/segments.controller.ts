@@ -1,19 +1,17 @@
 import { Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import {
   type Segment,
+  type SegmentCreate,
   SegmentCreateSchema,
+  type SegmentUpdate,
   SegmentUpdateSchema,
   statusAcknowledgement,
   type StatusAcknowledgement,
 } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, IdentifierParam, InboundBody } from '@guidepost/platform-http';
+import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
 import { SegmentsService } from '../application/segments.service';
-import { jsonValueOf } from './json-body';
 import { presentSegment } from './segment.presenter';
-
-const parseSegmentCreate = compileValidator(SegmentCreateSchema);
-const parseSegmentUpdate = compileValidator(SegmentUpdateSchema);
 
 @Controller('v2/accounts/:account_id/segments')
 export class SegmentsController {
@@ -35,20 +33,16 @@ export class SegmentsController {
 
   /** 201 with the created segment. */
   @Post()
-  @AcceptsBody('json')
-  async create(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<Segment> {
-    const fields = parseSegmentCreate(jsonValueOf(body));
+  async create(@Param('account_id') accountId: string, @ValidBody(SegmentCreateSchema) fields: SegmentCreate): Promise<Segment> {
     return presentSegment(this.config, await this.segments.create(accountId, fields));
   }
 
   @Patch(':segment_id')
-  @AcceptsBody('json')
   async update(
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
-    @InboundBody() body: InboundBody,
+    @ValidBody(SegmentUpdateSchema) changes: SegmentUpdate,
   ): Promise<Segment> {
-    const changes = parseSegmentUpdate(jsonValueOf(body));
     return presentSegment(this.config, await this.segments.update(accountId, segmentId, changes));
   }
 

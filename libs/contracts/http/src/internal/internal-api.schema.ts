@@ -16,6 +16,7 @@ export const CreateJobRequestSchema = Type.Object(
   { name: Type.Union(Object.values(JobName).map((name) => Type.Literal(name))) },
   { additionalProperties: false },
 );
+export type CreateJobRequest = Static<typeof CreateJobRequestSchema>;
 
 export const CreatedJobSchema = Type.Object({ id: Type.String({ minLength: 1 }), startedAt: Type.String({ minLength: 1 }) });
 
@@ -25,6 +26,7 @@ export function internalAbandonJobPath(accountId: string, jobId: string): string
 }
 
 export const AbandonJobRequestSchema = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+export type AbandonJobRequest = Static<typeof AbandonJobRequestSchema>;
 
 export const AbandonedJobSchema = Type.Object({ abandoned: Type.Boolean() });
 

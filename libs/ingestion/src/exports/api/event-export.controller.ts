@@ -1,9 +1,9 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, InboundBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { EventExportService } from '../application/event-export.service';
-import { parseExportRequest } from '../application/export-request';
+import { type ExportRequestFields, parseExportRequest } from '../application/export-request';
 
 /** `POST /export/events`: 202 with the job once the request is valid and announced. */
 @Controller('v2/accounts/:account_id/export/events')
@@ -15,10 +15,7 @@ export class EventExportController {
 
   @Post()
   @HttpCode(HttpStatus.ACCEPTED)
-  @AcceptsBody('json')
-  async export(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
-    // No body counts as an empty object, so that validation names the missing field.
-    const request = parseExportRequest(body.kind === 'json' ? body.value : {});
+  async export(@Param('account_id') accountId: string, @ValidBody(parseExportRequest) request: ExportRequestFields): Promise<AsyncAcknowledgement> {
     const job = await this.exports.request(accountId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }

@@ -1,10 +1,13 @@
 import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { AbandonJobRequestSchema, CreateJobRequestSchema, type CreatedJob } from '@guidepost/contracts-http';
-import { AcceptsBody, compileValidator, InboundBody, InternalCallerGuard } from '@guidepost/platform-http';
+import {
+  type AbandonJobRequest,
+  AbandonJobRequestSchema,
+  type CreatedJob,
+  type CreateJobRequest,
+  CreateJobRequestSchema,
+} from '@guidepost/contracts-http';
+import { InternalCallerGuard, ValidBody } from '@guidepost/platform-http';
 import { JobRegistry } from '../application/job-registry.service';
-
-const validateCreateJob = compileValidator(CreateJobRequestSchema);
-const validateAbandonJob = compileValidator(AbandonJobRequestSchema);
 
 /**
  * The job registry for the other services of the distributed shape (`HttpJobRegistryClient`): creates a
@@ -16,19 +19,18 @@ export class InternalJobsController {
   constructor(private readonly registry: JobRegistry) {}
 
   @Post()
-  @AcceptsBody('json')
-  create(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<CreatedJob> {
-    // No body at all is judged like `{}`, so the answer names the missing field.
-    const { name } = validateCreateJob(body.kind === 'json' ? body.value : {});
+  create(@Param('account_id') accountId: string, @ValidBody(CreateJobRequestSchema) { name }: CreateJobRequest): Promise<CreatedJob> {
     return this.registry.createJob({ accountId, name });
   }
 
   /** Ends a job whose creator's transaction failed (`JobsOfOneRequest`) as `Failed`; answers 200. */
   @Post(':job_id/abandon')
   @HttpCode(200)
-  @AcceptsBody('json')
-  async abandon(@Param('account_id') accountId: string, @Param('job_id') jobId: string, @InboundBody() body: InboundBody): Promise<{ abandoned: true }> {
-    const { reason } = validateAbandonJob(body.kind === 'json' ? body.value : {});
+  async abandon(
+    @Param('account_id') accountId: string,
+    @Param('job_id') jobId: string,
+    @ValidBody(AbandonJobRequestSchema) { reason }: AbandonJobRequest,
+  ): Promise<{ abandoned: true }> {
     await this.registry.abandonJob({ accountId, jobId, reason });
     return { abandoned: true };
   }

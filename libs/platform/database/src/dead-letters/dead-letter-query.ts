@@ -61,9 +61,8 @@ export function listQueryOf(query: Readonly<Record<string, unknown>>): DeadLette
   return { limit, after, topic: single(query, 'topic'), group: single(query, 'group'), status: status as DeadLetterStatus | undefined };
 }
 
-/** Reads the body of a bulk replay: an optional JSON object with `topic` and `group` strings. */
+/** Reads the body of a bulk replay: a JSON object with optional `topic` and `group` strings (no body reads as `{}`: all). */
 export function replayFilterOf(body: unknown): DeadLetterFilter {
-  if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) invalid('body: must be a JSON object such as {"topic": "...", "group": "..."}');
   const fields = body as Record<string, unknown>;
   for (const [name, value] of Object.entries(fields)) {

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, type Type, UseGuards } from '@nestjs/common';
-import type { DeadLetter, DeadLetterBulkReplay, DeadLetterPage, DeadLetterSummary } from '@guidepost/contracts-http';
-import { AcceptsBody, AdminTokenGuard, InboundBody } from '@guidepost/platform-http';
+import type { DeadLetter, DeadLetterBulkReplay, DeadLetterFilter, DeadLetterPage, DeadLetterSummary } from '@guidepost/contracts-http';
+import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
 import { listQueryOf, replayFilterOf } from './dead-letter-query';
 import type { DeadLetterStore } from './dead-letter-store';
 
@@ -27,9 +27,8 @@ export function deadLettersControllerFor(schema: string): Type {
     /** Replays every waiting dead letter matching the body's `topic` and `group` (all without a body). */
     @Post('replay')
     @HttpCode(200)
-    @AcceptsBody('json')
-    replayAll(@InboundBody() body: InboundBody): Promise<DeadLetterBulkReplay> {
-      return this.store.replayAll(replayFilterOf(body.kind === 'json' ? body.value : undefined));
+    replayAll(@ValidBody(replayFilterOf) filter: DeadLetterFilter): Promise<DeadLetterBulkReplay> {
+      return this.store.replayAll(filter);
     }
 
     @Get(':id')
