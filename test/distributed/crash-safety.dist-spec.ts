@@ -39,14 +39,20 @@ describe('crash safety', () => {
     // An account of its own, so that the store holds only the tracked events of this test.
     const tracker = new Tracker(await createAccount());
     const tracking = tracker.run();
-    await delay(2_000);
-    await infrastructure('stop', 'kafka');
-    const outage = { from: Date.now(), to: Date.now() + BROKER_OUTAGE_MS };
-    await delay(BROKER_OUTAGE_MS);
-    await infrastructure('start', 'kafka');
-    await delay(2_000);
-    tracker.stop();
-    await tracking;
+    const outage = { from: 0, to: 0 };
+    try {
+      await delay(2_000);
+      await infrastructure('stop', 'kafka');
+      outage.from = Date.now();
+      outage.to = outage.from + BROKER_OUTAGE_MS;
+      await delay(BROKER_OUTAGE_MS);
+      await infrastructure('start', 'kafka');
+      await delay(2_000);
+    } finally {
+      // Also when the broker could not be stopped or started: clients left tracking would hold the run open.
+      tracker.stop();
+      await tracking;
+    }
 
     // The answers that came while the broker was down: a track commits to the outbox in PostgreSQL, so
     // it is acknowledged (200) without the broker; a refusal must say so (503 Problem Details, Retry-After).

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 // A relative path, not the alias: jest loads global set-up (e2e-global-setup uses this file) without its module mapping.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { DistributedSuite, infrastructureDir, loadInfrastructure } from '../../tools/suite/src';
+import { DistributedSuite, type Infrastructure, infrastructureDir, loadInfrastructure } from '../../tools/suite/src';
 import { createAccount, type TestAccount } from '../e2e/support';
 import { useServer } from '../e2e/support-segments';
 
@@ -117,8 +117,24 @@ export async function infrastructure(command: 'stop' | 'start', server: 'kafka' 
   if (JSON.stringify(stopped) !== JSON.stringify(used)) {
     throw new Error(`the suites use servers other than those of ${infrastructureDir()}: source its infra.env, or set GUIDEPOST_INFRA_DIR to the set whose infra.env is sourced`);
   }
+  // start.sh takes a server's port from GUIDEPOST_INFRA_*_PORT, not from the set's infra.env: without
+  // the same settings a private set's server would come back on another set's port (checked before
+  // the stop too, so that a server is never stopped that could not be started again).
+  const [variable, fallback, endpoint] = START_PORTS[server];
+  const port = new URL(endpoint(used).includes('://') ? endpoint(used) : `tcp://${endpoint(used)}`).port;
+  if (port !== (process.env[variable] ?? fallback)) {
+    throw new Error(`${server} answers on port ${port} but ${variable} says ${process.env[variable] ?? `${fallback} (unset)`}: export the settings the set was started with`);
+  }
   await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', `${command}.sh`), [server], { cwd: REPO_ROOT });
 }
+
+/** Per server: the variable start.sh reads its port from, its default, and where the suites reach it. */
+const START_PORTS: Record<'kafka' | 'postgres' | 'clickhouse' | 'minio', [string, string, (infrastructure: Infrastructure) => string]> = {
+  kafka: ['GUIDEPOST_INFRA_KAFKA_PORT', '19092', (servers) => servers.kafkaBrokers.split(',')[0]],
+  postgres: ['GUIDEPOST_INFRA_POSTGRES_PORT', '15432', (servers) => servers.databaseUrl],
+  clickhouse: ['GUIDEPOST_INFRA_CLICKHOUSE_PORT', '18123', (servers) => servers.clickhouseUrl],
+  minio: ['GUIDEPOST_INFRA_MINIO_PORT', '19000', (servers) => servers.s3Endpoint],
+};
 
 /** An NDJSON events file of `rows` events of `users` users, each with its row number as attribute `n`. */
 export function eventsFile(rows: number, users = 1000): string {
