@@ -1,6 +1,6 @@
 export { deadLetterTopicOf, defineTopic, type BusMessage, type PayloadOf, type Topic } from './topic';
 export { ALL_TOPICS } from './all-topics';
-export { JobEventName, JobEventRecorded } from './job-events';
+export { emitJobEvent, type JobEventDraft, JobEventName, type JobEventPayload, JobEventRecorded, type JobRef, type OutboxEmitter } from './job-events';
 export { SegmentMembershipExportRequested, SegmentUserIdsSubmitted } from './segment-events';
 export { MailRequested } from './mail-events';
 export {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { JobEventRecorded, MailRequested } from '@guidepost/contracts-events';
+import { emitJobEvent, type JobRef, MailRequested } from '@guidepost/contracts-events';
 import { classifyFailure, reasonOf } from '@guidepost/platform-failures';
 import type { Transaction } from '@guidepost/platform-database';
 import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
@@ -100,10 +100,7 @@ export async function storeExportWithRetries(
   }
 }
 
-export interface ExportJob {
-  readonly jobId: string;
-  readonly accountId: string;
-}
+export type ExportJob = JobRef;
 
 export interface ExportCompletion {
   readonly artifact: ExportArtifact;
@@ -130,7 +127,7 @@ export function reportExportCompleted(tx: Transaction, job: ExportJob, completio
     ...completion.attributes,
     runtime_ms: Math.max(0, completion.finishedAt.getTime() - completion.requestedAt.getTime()),
   };
-  emitJobEvent(tx, job, 'Completed', completion.finishedAt, attributes);
+  emitJobEvent(tx, job, { name: 'Completed', timestamp: completion.finishedAt.toISOString(), attributes });
   if (mail && mail.to.length > 0) {
     const text = `${mail.what} (${artifact.rows} rows) is ready:\n\n${artifact.url}\n\nThe link expires at ${artifact.expiresAt}.`;
     tx.emit(MailRequested, job.jobId, { to: [...mail.to], subject: mail.subject, text }, `${job.jobId}:mail`);
@@ -139,14 +136,5 @@ export function reportExportCompleted(tx: Transaction, job: ExportJob, completio
 
 /** Reports, in the caller's transaction, why the export failed (message id `<job>:Failed`). */
 export function reportExportFailed(tx: Transaction, job: ExportJob, reason: string, now: Date): void {
-  emitJobEvent(tx, job, 'Failed', now, { reason });
-}
-
-function emitJobEvent(tx: Transaction, job: ExportJob, name: 'Completed' | 'Failed', now: Date, attributes: Record<string, unknown>): void {
-  tx.emit(
-    JobEventRecorded,
-    job.jobId,
-    { jobId: job.jobId, accountId: job.accountId, name, timestamp: now.toISOString(), attributes },
-    `${job.jobId}:${name}`,
-  );
+  emitJobEvent(tx, job, { name: 'Failed', timestamp: now.toISOString(), attributes: { reason } });
 }

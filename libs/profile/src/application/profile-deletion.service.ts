@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { emitJobEvent } from '@guidepost/contracts-events';
 import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { profileDeletedEvent } from '../domain/profile-deletion';
 import { ProfileRepository } from '../data-access/profile.repository';
 import { PROFILE_SCHEMA } from '../data-access/profile-schema';
-import { emitJobEvent } from './job-events';
 
 /**
  * Deleting a user profile: an offline operation by contract (202 with a job), done right after the

@@ -1,11 +1,4 @@
-import type { JobEventName } from '@guidepost/contracts-events';
-
-/** A job event before it is addressed to a job (the application adds job and account ids). */
-export interface JobEventDraft {
-  readonly name: JobEventName;
-  readonly timestamp: string;
-  readonly attributes: Record<string, unknown>;
-}
+import type { JobEventDraft } from '@guidepost/contracts-events';
 
 /** The outcome of a profile deletion: `deleted` says whether there was a profile to delete. */
 export function profileDeletedEvent(deleted: boolean, startedAt: Date, now: Date): JobEventDraft {

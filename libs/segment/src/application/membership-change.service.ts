@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { type PayloadOf, SegmentUserIdsSubmitted } from '@guidepost/contracts-events';
+import { emitJobEvent, type PayloadOf, SegmentUserIdsSubmitted } from '@guidepost/contracts-events';
 import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
@@ -12,7 +12,6 @@ import { MembershipChangeRepository } from '../data-access/membership-change.rep
 import { SegmentMemberRepository } from '../data-access/segment-member.repository';
 import { SegmentRepository } from '../data-access/segment.repository';
 import { SEGMENT_SCHEMA } from '../data-access/segment-schema';
-import { emitJobEvent } from './job-events';
 
 const JOB_NAMES: Record<MembershipOperation, string> = {
   add: JobName.AddSegmentUsers,

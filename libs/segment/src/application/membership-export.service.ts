@@ -1,7 +1,7 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
-import { type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
+import { emitJobEvent, type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
 import { BlobStore, exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
@@ -12,7 +12,6 @@ import { isSegmentId } from '../domain/segment';
 import { SegmentMemberRepository } from '../data-access/segment-member.repository';
 import { SegmentRepository } from '../data-access/segment.repository';
 import { SEGMENT_SCHEMA } from '../data-access/segment-schema';
-import { emitJobEvent } from './job-events';
 
 type ExportRequested = PayloadOf<typeof SegmentMembershipExportRequested>;
 

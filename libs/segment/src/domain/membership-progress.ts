@@ -1,4 +1,5 @@
-import { ingestingEvent, ingestionCompletedEvent, type JobEventDraft } from './job-outcomes';
+import type { JobEventDraft } from '@guidepost/contracts-events';
+import { ingestingEvent, ingestionCompletedEvent } from './job-outcomes';
 
 export type MembershipOperation = 'add' | 'remove';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { ImportKind, ImportStaged, JobEventRecorded, type PayloadOf } from '@guidepost/contracts-events';
+import { emitJobEvent, ImportKind, ImportStaged, type JobEventDraft, type PayloadOf } from '@guidepost/contracts-events';
 import { jobUrlOf } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { BlobStore, type OpenedBlob } from '@guidepost/platform-blob';
@@ -25,7 +25,7 @@ import { JobMetrics } from '../../jobs/application/job-metrics';
 import { JobRepository } from '../../jobs/data-access/job.repository';
 import { ImportRepository } from '../data-access/import.repository';
 import { ImportBatch } from '../domain/import-batch';
-import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent, type JobEventDraft } from '../domain/import-progress';
+import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent } from '../domain/import-progress';
 import type { RowOutcome } from '../domain/import-rows';
 import type { RowProblem } from '../domain/row-failure';
 import { ImportBatchWriter } from './import-batch-writer';
@@ -234,7 +234,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
     tally.filtered += kept.droppedNames.length;
     this.filtered.record('import', 'event', staged.accountId, kept.droppedNames);
     const step = tally.progressStepToReport(Date.now());
-    if (step !== undefined) await this.report(run, ingestingEvent(tally, new Date()), `${staged.jobId}:Ingesting:${step}`);
+    if (step !== undefined) await this.report(run, ingestingEvent(tally, new Date()), step);
   }
 
   /** How the account's current rules name the items they drop (read per batch, so a change applies within the import). */
@@ -256,10 +256,9 @@ export class ImportWorker implements BeforeApplicationShutdown {
     }
   }
 
-  /** Reports a job event; `Completed` and `Failed` happen once per job, so their name makes their id. */
-  private async report(run: ImportRun, event: JobEventDraft, messageId = `${run.staged.jobId}:${event.name}`): Promise<void> {
-    const { jobId, accountId } = run.staged;
-    await this.unitOfWork.run((tx) => Promise.resolve(tx.emit(JobEventRecorded, jobId, { jobId, accountId, ...event }, messageId)));
+  /** Reports a job event; `Ingesting` repeats, once per `step` of progress. */
+  private async report(run: ImportRun, event: JobEventDraft, step?: number): Promise<void> {
+    await this.unitOfWork.run((tx) => Promise.resolve(emitJobEvent(tx, run.staged, event, step)));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { JobEventName } from '@guidepost/contracts-events';
+import type { JobEventDraft } from '@guidepost/contracts-events';
 import type { RowFailure } from './row-failure';
 
 /** How many failures the `Completed` event lists itself; the failures endpoint has them all. */
@@ -7,13 +7,6 @@ export const INLINE_FAILURES = 100;
 export const PROGRESS_STEP_PERCENT = 10;
 /** And at most one per this many milliseconds (small files finish in a few steps at once). */
 export const PROGRESS_INTERVAL_MS = 2_000;
-
-/** A job event before it is addressed to its job. */
-export interface JobEventDraft {
-  readonly name: JobEventName;
-  readonly timestamp: string;
-  readonly attributes: Record<string, unknown>;
-}
 
 /**
  * The running counts of one import: rows read, their outcomes, and the first failures (by line, which
