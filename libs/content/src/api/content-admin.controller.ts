@@ -1,10 +1,10 @@
 import { Controller, Param, Put, UseGuards } from '@nestjs/common';
-import type { IngestionFilteringRules } from '@guidepost/contracts-http';
-import { AcceptsBody, AdminTokenGuard, InboundBody } from '@guidepost/platform-http';
-import { FlowCatalog } from '../application/flow-catalog.service';
+import { type IngestionFilteringRules, type IngestionFilteringRulesInput, IngestionFilteringRulesInputSchema } from '@guidepost/contracts-http';
+import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { FlowCatalog, type FlowUpserts, readFlowUpserts } from '../application/flow-catalog.service';
 import { IngestionFilteringRulesService } from '../application/ingestion-filtering-rules.service';
-import { TagCatalog } from '../application/tag-catalog.service';
-import { jsonOf, type UpsertResult } from './admin-body';
+import { readTagUpserts, TagCatalog, type TagUpserts } from '../application/tag-catalog.service';
+import type { UpsertResult } from './admin-body';
 
 /**
  * The admin surface for content, standing in for the web studio that owns it: each PUT takes a JSON
@@ -21,21 +21,21 @@ export class ContentAdminController {
   ) {}
 
   @Put('flows')
-  @AcceptsBody('json')
-  async upsertFlows(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
-    return { upserted: await this.flows.upsert(accountId, jsonOf(body)) };
+  async upsertFlows(@Param('account_id') accountId: string, @ValidBody(readFlowUpserts) flows: FlowUpserts): Promise<UpsertResult> {
+    return { upserted: await this.flows.upsert(accountId, flows) };
   }
 
   @Put('tags')
-  @AcceptsBody('json')
-  async upsertTags(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
-    return { upserted: await this.tags.upsert(accountId, jsonOf(body)) };
+  async upsertTags(@Param('account_id') accountId: string, @ValidBody(readTagUpserts) tags: TagUpserts): Promise<UpsertResult> {
+    return { upserted: await this.tags.upsert(accountId, tags) };
   }
 
   /** Replaces the account's rules (omitted lists become empty) and answers the stored record. */
   @Put('ingestion_filtering_rules')
-  @AcceptsBody('json')
-  replaceFilteringRules(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<IngestionFilteringRules> {
-    return this.filteringRules.replace(accountId, jsonOf(body));
+  replaceFilteringRules(
+    @Param('account_id') accountId: string,
+    @ValidBody(IngestionFilteringRulesInputSchema) rules: IngestionFilteringRulesInput,
+  ): Promise<IngestionFilteringRules> {
+    return this.filteringRules.replace(accountId, rules);
   }
 }

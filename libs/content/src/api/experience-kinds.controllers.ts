@@ -1,8 +1,8 @@
 import { Controller, Inject, Param, Put, type Type, UseGuards } from '@nestjs/common';
 import { EXPERIENCE_KINDS, operationStemsOf, type ExperienceKindDefinition } from '@guidepost/contracts-http';
-import { AcceptsBody, AdminTokenGuard, InboundBody } from '@guidepost/platform-http';
-import { ExperienceKinds } from '../application/experience-kinds.service';
-import { jsonOf, type UpsertResult } from './admin-body';
+import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { ExperienceKinds, type KindUpserts, kindUpsertsReader } from '../application/experience-kinds.service';
+import type { UpsertResult } from './admin-body';
 import { PublishableRecordsController } from './publishable-records.controller';
 
 /**
@@ -30,9 +30,8 @@ function adminController(kind: ExperienceKindDefinition): Type {
 
     /** Creates or replaces the records of the body (a JSON array, or one record) by id. */
     @Put()
-    @AcceptsBody('json')
-    async upsert(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<UpsertResult> {
-      return { upserted: await this.kinds.upsert(kind, accountId, jsonOf(body)) };
+    async upsert(@Param('account_id') accountId: string, @ValidBody(kindUpsertsReader(kind)) upserts: KindUpserts): Promise<UpsertResult> {
+      return { upserted: await this.kinds.upsert(kind, accountId, upserts) };
     }
   }
   return named(KindAdminController, `${operationStemsOf(kind)[1]}AdminController`);

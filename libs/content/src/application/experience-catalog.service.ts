@@ -3,7 +3,6 @@ import { type Experience, ExperienceUpsertSchema } from '@guidepost/contracts-ht
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
-import { compileValidator } from '@guidepost/platform-http';
 import { ExperienceRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { TYPED_EXPERIENCE_KINDS, type ExperienceKind } from '../domain/content-records';
@@ -11,10 +10,12 @@ import type { PublicationCommand } from '../domain/publication';
 import { toPublicExperience } from '../domain/public-shapes';
 import { experienceRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
-import { recordsOf } from './record-batch';
+import { recordBatchOf } from './record-batch';
 import { changePublication, upsertRecords } from './transactional-writes';
 
-const validateExperienceUpsert = compileValidator(ExperienceUpsertSchema);
+/** The records of a pins or mobile admin upsert body (a JSON array, or one record). */
+export const readExperienceUpserts = recordBatchOf(ExperienceUpsertSchema);
+export type ExperienceUpserts = ReturnType<typeof readExperienceUpserts>;
 
 /** Pins and mobile experiences: one record shape and one set of rules, told apart by kind. */
 @Injectable()
@@ -36,8 +37,7 @@ export class ExperienceCatalog {
   }
 
   /** Admin upsert of a JSON array of records of one kind (or one record); answers how many were written. */
-  upsert(kind: ExperienceKind, accountId: string, body: unknown): Promise<number> {
-    const inputs = recordsOf(body, validateExperienceUpsert);
+  upsert(kind: ExperienceKind, accountId: string, inputs: ExperienceUpserts): Promise<number> {
     return upsertRecords(this.unitOfWork, this.experiences, { accountId, kind }, inputs, (input, existing, now) =>
       experienceRecordOf(kind, accountId, input, existing, now),
     );

@@ -3,17 +3,18 @@ import { type Flow, FlowUpsertSchema } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
-import { compileValidator } from '@guidepost/platform-http';
 import { FlowRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import type { PublicationCommand } from '../domain/publication';
 import { toPublicFlow } from '../domain/public-shapes';
 import { flowRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
-import { recordsOf } from './record-batch';
+import { recordBatchOf } from './record-batch';
 import { changePublication, upsertRecords } from './transactional-writes';
 
-const validateFlowUpsert = compileValidator(FlowUpsertSchema);
+/** The flows of an admin upsert body (a JSON array, or one flow). */
+export const readFlowUpserts = recordBatchOf(FlowUpsertSchema);
+export type FlowUpserts = ReturnType<typeof readFlowUpserts>;
 
 @Injectable()
 export class FlowCatalog implements PublishableCatalog<Flow> {
@@ -43,8 +44,7 @@ export class FlowCatalog implements PublishableCatalog<Flow> {
   }
 
   /** Admin upsert of a JSON array of flows (or one flow); answers how many were written. */
-  upsert(accountId: string, body: unknown): Promise<number> {
-    const inputs = recordsOf(body, validateFlowUpsert);
+  upsert(accountId: string, inputs: FlowUpserts): Promise<number> {
     return upsertRecords(this.unitOfWork, this.flows, { accountId }, inputs, (input, existing, now) =>
       flowRecordOf(accountId, input, existing, now),
     );

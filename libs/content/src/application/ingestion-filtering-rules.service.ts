@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IngestionFilteringRulesChanged } from '@guidepost/contracts-events';
-import { type IngestionFilteringRules, IngestionFilteringRulesInputSchema } from '@guidepost/contracts-http';
+import type { IngestionFilteringRules, IngestionFilteringRulesInput } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { compileValidator } from '@guidepost/platform-http';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { FilteringRulesAuthority } from '../data-access/filtering-rules-authority.repository';
 import {
@@ -11,8 +10,6 @@ import {
   filteringRulesOf,
   toPublicFilteringRules,
 } from '../domain/ingestion-filtering-rules';
-
-const validateRulesInput = compileValidator(IngestionFilteringRulesInputSchema);
 
 /** The account's ingestion filtering rules: owned here, applied by the services that take data in. */
 @Injectable()
@@ -31,8 +28,8 @@ export class IngestionFilteringRulesService {
    * Replaces the rules and announces them in the same transaction, so that the services applying
    * them (which keep their own copy) can never miss a committed change.
    */
-  async replace(accountId: string, body: unknown): Promise<IngestionFilteringRules> {
-    const rules = filteringRulesOf(accountId, validateRulesInput(body), new Date());
+  async replace(accountId: string, input: IngestionFilteringRulesInput): Promise<IngestionFilteringRules> {
+    const rules = filteringRulesOf(accountId, input, new Date());
     await this.unitOfWork.run(async (tx) => {
       await this.rules.replace(tx.manager, rules);
       tx.emit(IngestionFilteringRulesChanged, accountId, filteringRulesChange(rules));

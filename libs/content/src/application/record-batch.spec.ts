@@ -1,10 +1,10 @@
-import { DomainError } from '@guidepost/platform-errors';
+import { DomainError, InvalidField } from '@guidepost/platform-errors';
 import { recordsOf } from './record-batch';
 
-/** A strict fake of a compiled validator: requires a string `id`, reports like the real one. */
+/** A strict fake of a compiled validator: requires a string `id`, reports like the real one (`InvalidField`). */
 function validateRecord(value: unknown): { id: string } {
   const record = value as { id?: unknown };
-  if (typeof record.id !== 'string') throw new DomainError('invalid_request', 'id: must be string');
+  if (typeof record.id !== 'string') throw new InvalidField({ field: 'id', reason: 'must be string' });
   return { id: record.id };
 }
 

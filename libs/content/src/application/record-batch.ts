@@ -1,4 +1,6 @@
-import { DomainError } from '@guidepost/platform-errors';
+import type { TSchema } from '@sinclair/typebox';
+import { InvalidField } from '@guidepost/platform-errors';
+import { compileValidator } from '@guidepost/platform-http';
 
 export interface IdentifiedInput {
   readonly id: string;
@@ -6,12 +8,19 @@ export interface IdentifiedInput {
 
 /**
  * The records of an admin upsert body: a JSON array of records, or one record on its own. Each
- * record is validated by itself so that an error names the record's index and field, e.g.
+ * record is validated by itself (a `compileValidator`, which throws `InvalidField`) so that an error names
+ * the record's index and field, e.g.
  * `[3].tag_ids: must be array`; one bad record rejects the whole body, so nothing is half-written.
  */
+/** The `@ValidBody` reader of an admin upsert body whose records match `schema`. */
+export function recordBatchOf<T extends IdentifiedInput>(schema: TSchema & { static: T }): (body: unknown) => T[] {
+  const validate: (value: unknown) => T = compileValidator(schema);
+  return (body) => recordsOf(body, validate);
+}
+
 export function recordsOf<T extends IdentifiedInput>(body: unknown, validate: (value: unknown) => T): T[] {
   if (!Array.isArray(body)) {
-    if (!isObject(body)) throw new DomainError('invalid_request', 'body: must be a JSON array of records or one record object');
+    if (!isObject(body)) throw new InvalidField({ field: null, reason: 'must be a JSON array of records or one record object' });
     return [validate(body)];
   }
   const records = body.map((item: unknown, index) => validateAt(index, item, validate));
@@ -20,14 +29,14 @@ export function recordsOf<T extends IdentifiedInput>(body: unknown, validate: (v
 }
 
 function validateAt<T>(index: number, item: unknown, validate: (value: unknown) => T): T {
-  if (!isObject(item)) throw new DomainError('invalid_request', `[${index}]: must be an object`);
+  if (!isObject(item)) throw new InvalidField({ field: `[${index}]`, reason: 'must be an object' });
   try {
     return validate(item);
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'invalid_request') {
-      throw new DomainError('invalid_request', `[${index}].${error.detail}`);
-    }
-    throw error;
+    if (!(error instanceof InvalidField)) throw error;
+    // The field within the record, addressed from the batch: `[3].tag_ids`.
+    const { field, reason } = error.failure;
+    throw new InvalidField({ field: field === null ? `[${index}]` : `[${index}].${field}`, reason });
   }
 }
 
@@ -36,7 +45,7 @@ function rejectRepeatedIds(records: readonly IdentifiedInput[]): void {
   const firstIndexOf = new Map<string, number>();
   records.forEach(({ id }, index) => {
     const first = firstIndexOf.get(id);
-    if (first !== undefined) throw new DomainError('invalid_request', `[${index}].id: '${id}' repeats the id of record [${first}]`);
+    if (first !== undefined) throw new InvalidField({ field: `[${index}].id`, reason: `'${id}' repeats the id of record [${first}]` });
     firstIndexOf.set(id, index);
   });
 }

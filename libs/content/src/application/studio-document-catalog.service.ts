@@ -2,16 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { resourceNameOf, StudioDocumentUpsertSchema, type ExperienceKindDefinition } from '@guidepost/contracts-http';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
-import { compileValidator } from '@guidepost/platform-http';
 import { StudioDocumentRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { toPublicStudioDocument, type PublicStudioDocument } from '../domain/public-shapes';
 import { studioDocumentRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
-import { recordsOf } from './record-batch';
+import { recordBatchOf } from './record-batch';
 import { changePublication, upsertRecords } from './transactional-writes';
 
-const validateStudioDocument = compileValidator(StudioDocumentUpsertSchema);
+/** The documents of a studio-document kind's admin upsert body (a JSON array, or one document). */
+export const readStudioDocumentUpserts = recordBatchOf(StudioDocumentUpsertSchema);
+export type StudioDocumentUpserts = ReturnType<typeof readStudioDocumentUpserts>;
 
 /** The records of every studio-document kind (launchpads, banners, checklists, ...): one store, told apart by kind. */
 @Injectable()
@@ -41,8 +42,7 @@ export class StudioDocumentCatalog {
   }
 
   /** Admin upsert of a JSON array of documents of one kind (or one document); answers how many were written. */
-  upsert(kind: ExperienceKindDefinition, accountId: string, body: unknown): Promise<number> {
-    const inputs = recordsOf(body, validateStudioDocument);
+  upsert(kind: ExperienceKindDefinition, accountId: string, inputs: StudioDocumentUpserts): Promise<number> {
     return upsertRecords(this.unitOfWork, this.documents, { accountId, kind: kind.collection }, inputs, (input, existing, now) =>
       studioDocumentRecordOf(kind.collection, accountId, input, existing, now),
     );

@@ -3,15 +3,16 @@ import { type Tag, TagUpsertSchema } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
-import { compileValidator } from '@guidepost/platform-http';
 import { TagRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { toPublicTag } from '../domain/public-shapes';
 import { tagRecordOf } from '../domain/record-writes';
-import { recordsOf } from './record-batch';
+import { recordBatchOf } from './record-batch';
 import { upsertRecords } from './transactional-writes';
 
-const validateTagUpsert = compileValidator(TagUpsertSchema);
+/** The tags of an admin upsert body (a JSON array, or one tag). */
+export const readTagUpserts = recordBatchOf(TagUpsertSchema);
+export type TagUpserts = ReturnType<typeof readTagUpserts>;
 
 @Injectable()
 export class TagCatalog {
@@ -34,8 +35,7 @@ export class TagCatalog {
   }
 
   /** Admin upsert of a JSON array of tags (or one tag); answers how many were written. */
-  upsert(accountId: string, body: unknown): Promise<number> {
-    const inputs = recordsOf(body, validateTagUpsert);
+  upsert(accountId: string, inputs: TagUpserts): Promise<number> {
     return upsertRecords(this.unitOfWork, this.tags, { accountId }, inputs, (input, existing, now) =>
       tagRecordOf(accountId, input, existing, now),
     );
