@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { JobEventRecorded, MailRequested, type PayloadOf, type SegmentMembershipExportRequested } from '@guidepost/contracts-events';
 import { JobRegistryClient, UserProfileDirectory } from '@guidepost/contracts-http';
-import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
+import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-jobs';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { type BusMessage, JobEventRecorded, MailRequested, type Topic } from '@guidepost/contracts-events';
 import type { CreatedJob, Event } from '@guidepost/contracts-http';
-import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
+import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-jobs';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-errors';

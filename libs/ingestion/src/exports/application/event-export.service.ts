@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventExportRequested } from '@guidepost/contracts-events';
 import { type CreatedJob, type ExportCondition, JobName } from '@guidepost/contracts-http';
-import { BlobStore, exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-blob';
+import { BlobStore } from '@guidepost/platform-blob';
+import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
 import { JobMetrics } from '../../jobs/application/job-metrics';

@@ -4,8 +4,7 @@ import { Logger } from '@nestjs/common';
 import { emitJobEvent, type JobRef, MailRequested } from '@guidepost/contracts-events';
 import { classifyFailure, reasonOf } from '@guidepost/platform-failures';
 import type { Transaction } from '@guidepost/platform-database';
-import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
-import type { BlobStore } from './blob-store.port';
+import { type BlobStore, MAX_LINK_TTL_SECONDS } from '@guidepost/platform-blob';
 
 /**
  * What every export job does with its file (segment membership, events): store it in the blob store

@@ -12,7 +12,7 @@ import {
   storeExport,
   storeExportWithRetries,
 } from './export-delivery';
-import { MemoryBlobStore } from './testing';
+import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
 
 /** Writes `rows` lines, waiting for the stream to drain as a well-behaved writer does. */
 const linesWriter = (rows: number) => async (output: Writable) => {
