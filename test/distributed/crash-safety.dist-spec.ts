@@ -69,9 +69,10 @@ describe('crash safety', () => {
 });
 
 /**
- * Long enough for the relay's publishing to fail and retry while clients keep tracking. (At 15 s the
- * consumers' group coordinator lookups run out of retries after the restart and the event sink's
- * consumer stops for good: acknowledged events then wait in Kafka until the service restarts.)
+ * Long enough for the relay's publishing to fail and retry while clients keep tracking. (In one of two
+ * runs at 15 s, the consumers' group coordinator lookups ran out of retries after the restart and the
+ * event sink's consumer stopped for good, "Failed to find group coordinator": acknowledged events then
+ * wait in Kafka until the ingestion service restarts. A known bug, left to the reliability work.)
  */
 const BROKER_OUTAGE_MS = 3_000;
 
