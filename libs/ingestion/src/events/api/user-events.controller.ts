@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { type Event, statusAcknowledgement, type StatusAcknowledgement } from '@guidepost/contracts-http';
-import { AcceptsBody, CsvRendering, IdentifierParam, InboundBody } from '@guidepost/platform-http';
+import { type Event, statusAcknowledgement, type StatusAcknowledgement, type TrackEvent } from '@guidepost/contracts-http';
+import { CsvRendering, IdentifierParam, ValidBody } from '@guidepost/platform-http';
 import { EventStore } from '../application/event-store.port';
 import { EventTracking } from '../application/event-tracking.service';
 import { historyQueryOf } from '../application/history-query';
@@ -17,14 +17,11 @@ export class UserEventsController {
   /** 200 once the event is durable (or dropped by the filtering rules). */
   @Post()
   @HttpCode(HttpStatus.OK)
-  @AcceptsBody('json')
   async track(
     @Param('account_id') accountId: string,
     @Param('user_id', IdentifierParam) userId: string,
-    @InboundBody() body: InboundBody,
+    @ValidBody(parseTrackEvent) input: TrackEvent,
   ): Promise<StatusAcknowledgement> {
-    // No body counts as an empty object, so that validation names the missing field.
-    const input = parseTrackEvent(body.kind === 'json' ? body.value : {});
     await this.tracking.track(accountId, userId, input);
     return statusAcknowledgement();
   }
