@@ -3,6 +3,7 @@
  * (the figures are then only indicative); the default `full` scale is the one the targets in
  * docs/performance.md are judged at. Each size can also be set on its own.
  */
+import { SHAPES, type Shape } from './support/deployment';
 import { MEGABYTE } from './units';
 
 export const STAGES = ['parse', 'track', 'import', 'export', 'analytics'] as const;
@@ -26,6 +27,8 @@ export interface ParseSettings {
 export interface BenchConfig {
   readonly scale: 'small' | 'full';
   readonly stages: ReadonlySet<StageName>;
+  /** The shapes the track, import and export stages run against, each started fresh (`BENCH_SHAPES`). */
+  readonly shapes: ReadonlySet<Shape>;
   readonly track: TrackSettings;
   readonly parse: ParseSettings;
   /** Size of the NDJSON file uploaded to `/import/events` (at most the 200 MiB file limit). */
@@ -44,7 +47,7 @@ export interface BenchConfig {
 /** The server's default file limit (200 MiB): generated uploads stay under it. */
 export const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
 
-const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
+const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'shapes' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
   small: {
     track: { durationSeconds: 3, connections: [10, 50], warmupSeconds: 1 },
     parse: { bytes: 10 * MEGABYTE, repeats: 1 },
@@ -70,6 +73,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
   const config: BenchConfig = {
     scale,
     stages: new Set(read.list('BENCH_STAGES', STAGES, STAGES)),
+    shapes: new Set(read.list('BENCH_SHAPES', SHAPES, SHAPES)),
     track: {
       durationSeconds: read.positiveInteger('BENCH_TRACK_SECONDS', defaults.track.durationSeconds),
       connections: read.positiveIntegers('BENCH_TRACK_CONNECTIONS', defaults.track.connections),

@@ -9,7 +9,9 @@ import { EXPORT_STAGE, measureExport } from './stages/export';
 import { IMPORT_STAGE, measureImport, type ImportedEvents } from './stages/import';
 import { measureParse, PARSE_STAGE } from './stages/parse';
 import { measureTrack, TRACK_STAGE } from './stages/track';
-import { startGuidepost, type GuidepostServer } from './support/guidepost-server';
+import { stageOfShape, type Shape } from './support/deployment';
+import { startDistributed } from './support/distributed-deployment';
+import { startGuidepost } from './support/guidepost-server';
 import { count, megabytes } from './units';
 
 /**
@@ -23,7 +25,8 @@ async function main(): Promise<void> {
   const loadAtStart = oneMinuteLoad();
   const figures: Figure[] = [];
   if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
-  if (needsServer(config)) figures.push(...(await serverStages(config)));
+  if (needsServer(config) && config.shapes.has('standalone')) figures.push(...(await standaloneStages(config)));
+  if (needsServer(config) && config.shapes.has('distributed')) figures.push(...(await distributedStages(config)));
   if (config.stages.has('analytics')) {
     const server = { entryPoint: config.serverEntryPoint, port: config.port };
     figures.push(...(await stage(ANALYTICS_STAGE, () => measureAnalytics(server, config.analyticsEvents, config.keepData))));
@@ -38,44 +41,65 @@ async function main(): Promise<void> {
 }
 
 /** Track, import and export against one standalone server with a fresh data folder. */
-async function serverStages(config: BenchConfig): Promise<Figure[]> {
-  const workDir = await mkdtemp(join(tmpdir(), 'guidepost-bench-'));
-  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
-  await chmod(workDir, 0o755);
-  const figures: Figure[] = [];
-  let server: GuidepostServer | undefined;
-  try {
-    progress(`starting Guidepost on port ${config.port} (data and log in ${workDir})`);
-    server = await startGuidepost({
+function standaloneStages(config: BenchConfig): Promise<Figure[]> {
+  return withWorkDir(config, 'standalone', async (workDir) => {
+    progress(`starting Guidepost (standalone) on port ${config.port} (data and log in ${workDir})`);
+    const server = await startGuidepost({
       entryPoint: config.serverEntryPoint,
       port: config.port,
       dataDir: join(workDir, 'data'),
       logFile: join(workDir, 'server.log'),
     });
-    const running = server;
-    if (config.stages.has('track')) figures.push(...(await stage(TRACK_STAGE, () => measureTrack(running, config.track))));
-    let imported: ImportedEvents | undefined;
-    if (config.stages.has('import')) {
-      figures.push(
-        ...(await stage(IMPORT_STAGE, async () => {
-          const run = await measureImport(running, config.importBytes, workDir);
-          imported = run.imported;
-          return run.figures;
-        })),
-      );
+    const figures: Figure[] = [];
+    try {
+      if (config.stages.has('track')) figures.push(...(await stage(stageOfShape(TRACK_STAGE, 'standalone'), () => measureTrack(server, config.track))));
+      let imported: ImportedEvents | undefined;
+      if (config.stages.has('import')) {
+        figures.push(
+          ...(await stage(IMPORT_STAGE, async () => {
+            const run = await measureImport(server, config.importBytes, workDir);
+            imported = run.imported;
+            return run.figures;
+          })),
+        );
+      }
+      if (config.stages.has('export')) {
+        figures.push(...(await stage(EXPORT_STAGE, () => measureExport(server, config.exportEvents, workDir, imported))));
+      }
+    } finally {
+      await server.stop();
     }
-    if (config.stages.has('export')) {
-      figures.push(...(await stage(EXPORT_STAGE, () => measureExport(running, config.exportEvents, workDir, imported))));
+    return figures;
+  });
+}
+
+/** Track against the distributed shape on the servers of scripts/infra, in a namespace of its own discarded at the end. */
+function distributedStages(config: BenchConfig): Promise<Figure[]> {
+  return withWorkDir(config, 'distributed', async (workDir) => {
+    progress(`starting Guidepost (distributed) on the servers of scripts/infra (logs in ${workDir})`);
+    const suite = await startDistributed(workDir);
+    try {
+      return config.stages.has('track') ? await stage(stageOfShape(TRACK_STAGE, 'distributed'), () => measureTrack(suite, config.track)) : [];
+    } finally {
+      await suite.stop();
     }
+  });
+}
+
+/** Runs `use` with a fresh folder under /tmp (kept with BENCH_KEEP_DATA=1); a failure to start becomes a figure saying why. */
+async function withWorkDir(config: BenchConfig, shape: Shape, use: (workDir: string) => Promise<Figure[]>): Promise<Figure[]> {
+  const workDir = await mkdtemp(join(tmpdir(), 'guidepost-bench-'));
+  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
+  await chmod(workDir, 0o755);
+  try {
+    return await use(workDir);
   } catch (error) {
-    figures.push(failedFigure('0 server', 'start Guidepost', error));
     console.error(error);
+    return [failedFigure(stageOfShape('0 server', shape), 'start Guidepost', error)];
   } finally {
-    await server?.stop();
     if (config.keepData) progress(`kept ${workDir}`);
     else await rm(workDir, { recursive: true, force: true });
   }
-  return figures;
 }
 
 /** Runs one stage; its failure becomes a figure saying why, so the other stages still run. */
@@ -97,6 +121,7 @@ function needsServer(config: BenchConfig): boolean {
 function describeSettings(config: BenchConfig): string {
   return [
     `stages ${[...config.stages].join(', ')}`,
+    `shapes ${[...config.shapes].join(', ')}`,
     `track ${config.track.durationSeconds} s at ${config.track.connections.join('/')} connections`,
     `parse ${megabytes(config.parse.bytes)} x ${config.parse.repeats}`,
     `import ${megabytes(config.importBytes)}`,

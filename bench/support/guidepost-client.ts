@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { AdminClient, type AsyncAcknowledgement, type EventExportRequest, type JobDetail } from '@guidepost/contracts-http';
 import { pollUntil } from './clock';
-import type { GuidepostServer } from './guidepost-server';
+import type { Deployment } from './deployment';
 
 /** Short, so that a job's time to COMPLETED is measured within a tenth of a second. */
 const JOB_POLL_INTERVAL_MS = 100;
@@ -23,7 +23,7 @@ export class BenchAccount {
   }
 
   /** Creates the account and a key through the admin API. */
-  static async create(server: GuidepostServer, name: string): Promise<BenchAccount> {
+  static async create(server: Pick<Deployment, 'baseUrl' | 'adminToken'>, name: string): Promise<BenchAccount> {
     const admin = new AdminClient(server.baseUrl, server.adminToken);
     const account = await admin.createAccount({ name });
     const key = await admin.createApiKey(account.id);

@@ -3,16 +3,17 @@ import { join, resolve } from 'node:path';
 // The one launcher of the tests and the suite (relative: the benchmark is compiled on its own, bench/tsconfig.json).
 import { buildLockOf } from '../../tools/suite/src/build-lock';
 import { ServiceProcess } from '../../tools/suite/src/service-process';
+import type { Deployment } from './deployment';
 
-/** The standalone server started from the build (`npm run build`), with its own data folder. */
-export interface GuidepostServer {
-  readonly baseUrl: string;
+/**
+ * The standalone server started from the build (`npm run build`), with its own data folder; its
+ * admin token is the generated one, read from `<dataDir>/secrets.json`; `stop()` sends SIGTERM, then
+ * SIGKILL to its process group (it and its PostgreSQL) if it has not exited in time.
+ */
+export interface GuidepostServer extends Deployment {
+  readonly shape: 'standalone';
   readonly pid: number;
   readonly dataDir: string;
-  /** The generated admin token, read from `<dataDir>/secrets.json`. */
-  readonly adminToken: string;
-  /** SIGTERM, then SIGKILL of its process group (it and its PostgreSQL) if it has not exited in time. Idempotent. */
-  stop(): Promise<void>;
 }
 
 export interface GuidepostServerOptions {
@@ -59,7 +60,9 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
     const adminToken = await adminTokenOf(options.dataDir);
     const pid = server.pid;
     if (pid === undefined) throw new Error(`${options.entryPoint} has no process id`);
-    return { baseUrl: server.url, pid, dataDir: options.dataDir, adminToken, stop };
+    // One process (its embedded PostgreSQL's processes are its children).
+    const processes = [{ name: 'standalone (Node + chdb)', pid }];
+    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, stop };
   } catch (error) {
     await stop();
     throw error;

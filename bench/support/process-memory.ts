@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { commandOf, descendantsOf, readProc } from './process-tree';
 
 /** The highest resident memory seen for a process tree while a watch ran. */
 export interface MemoryPeaks {
@@ -83,42 +84,4 @@ function statusField(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number 
   const status = readProc(pid, 'status');
   const match = status === undefined ? null : new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return match ? Number(match[1]) * 1024 : undefined;
-}
-
-/** Every live process whose chain of parents reaches `rootPid` (one scan of /proc). */
-function descendantsOf(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const parent = parentOf(Number(entry));
-    if (parent === undefined) continue;
-    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-  }
-  const found: number[] = [];
-  const pending = [...(children.get(rootPid) ?? [])];
-  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-    found.push(pid);
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return found;
-}
-
-/** The parent pid from /proc/<pid>/stat: the fourth field, after the command in parentheses. */
-function parentOf(pid: number): number | undefined {
-  const stat = readProc(pid, 'stat');
-  if (stat === undefined) return undefined;
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-function commandOf(pid: number): string {
-  return (readProc(pid, 'cmdline') ?? '').replaceAll('\0', ' ').trim().slice(0, 80);
-}
-
-/** A /proc file, or undefined when the process has exited meanwhile. */
-function readProc(pid: number, file: string): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
