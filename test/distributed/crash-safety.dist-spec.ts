@@ -69,12 +69,12 @@ describe('crash safety', () => {
 });
 
 /**
- * Long enough for the relay's publishing to fail and retry while clients keep tracking. (In one of two
- * runs at 15 s, the consumers' group coordinator lookups ran out of retries after the restart and the
- * event sink's consumer stopped for good, "Failed to find group coordinator": acknowledged events then
- * wait in Kafka until the ingestion service restarts. A known bug, left to the reliability work.)
+ * Long enough for the relay's publishing to fail and retry while clients keep tracking, and for the
+ * consumers' group coordinator lookups to run out of retries after the restart: kafkajs then gives a
+ * consumer up ("Failed to find group coordinator", seen in one of two runs before consumers rejoined
+ * on their own), and the acknowledged events are stored only if a new consumer takes its place.
  */
-const BROKER_OUTAGE_MS = 3_000;
+const BROKER_OUTAGE_MS = 15_000;
 
 /** A durable acknowledgement (200), or a refusal a client knows to retry: 503 Problem Details with `Retry-After`. */
 function isDurableOrClearlyRefused(outcome: TrackOutcome): boolean {

@@ -25,6 +25,12 @@ import { attemptWithBackoff, type AttemptOutcome, reasonOf, type RetryPolicy } f
  */
 const SESSION_TIMEOUT_MS = 30_000;
 const HEARTBEAT_INTERVAL_MS = 3_000;
+/**
+ * After a crash kafkajs does not restart from, a new consumer joins after this long, twice as long
+ * after each failed attempt up to the ceiling, until one joins: the broker may be back at any time.
+ */
+const FIRST_REJOIN_DELAY_MS = 1_000;
+const MAX_REJOIN_DELAY_MS = 30_000;
 
 export interface ConsumerDependencies {
   readonly names: KafkaNames;
@@ -65,8 +71,11 @@ export class SubscriptionConsumer {
   private assignment: string | undefined;
   /** The partitions this member owns since its last join: the lag it reports is theirs only. */
   private owned: readonly number[] = [];
-  /** Why the consumer stopped for good (a crash kafkajs does not restart from), if it did. */
+  /** Why the consumer stopped (a crash kafkajs does not restart from), until a new one joins the group. */
   private crashed: string | undefined;
+  private kafka: Kafka | undefined;
+  private rejoinTimer: NodeJS.Timeout | undefined;
+  private rejoinDelayMs = FIRST_REJOIN_DELAY_MS;
 
   constructor(
     private readonly subscription: Subscription<Topic>,
@@ -84,6 +93,11 @@ export class SubscriptionConsumer {
 
   /** Connects and subscribes; joining the group goes on in the background, and `notReadyReason` tells when it is done. */
   async start(kafka: Kafka): Promise<void> {
+    this.kafka = kafka;
+    await this.startConsumer(kafka);
+  }
+
+  private async startConsumer(kafka: Kafka): Promise<void> {
     const consumer = kafka.consumer({
       groupId: this.kafkaGroup,
       allowAutoTopicCreation: false,
@@ -111,6 +125,7 @@ export class SubscriptionConsumer {
   /** Finishes the handler run in hand (committing it if it succeeded), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    clearTimeout(this.rejoinTimer);
     this.joined = false;
     await this.consumer?.disconnect();
   }
@@ -127,6 +142,9 @@ export class SubscriptionConsumer {
    */
   private onJoin(partitions: number[]): void {
     this.joined = true;
+    if (this.crashed !== undefined) this.logger.log(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} consumes again after: ${this.crashed}`);
+    this.crashed = undefined;
+    this.rejoinDelayMs = FIRST_REJOIN_DELAY_MS;
     const sorted = [...partitions].sort((a, b) => a - b);
     const assigned = sorted.length > 0 ? `partitions ${sorted.join(', ')}` : 'no partitions (more members than partitions)';
     const line = `consumer group ${this.kafkaGroup} joined on ${this.kafkaTopic}: ${assigned}`;
@@ -148,7 +166,13 @@ export class SubscriptionConsumer {
     this.owned = [...partitions];
   }
 
-  /** kafkajs restarts a consumer after most crashes (it then joins again); one it gives up on makes the service unready. */
+  /**
+   * kafkajs restarts a consumer after most crashes (it then joins again). Some it gives up on, such as
+   * "Failed to find group coordinator" when its lookups ran out of retries while a restarted broker was
+   * still electing one: the consumer is then disconnected, and left alone it would never consume again
+   * while messages already acknowledged to clients wait in Kafka. So a new consumer takes its place,
+   * with a growing delay until one joins; the service is unready meanwhile.
+   */
   private onCrash(error: unknown, restarting: boolean): void {
     this.joined = false;
     if (this.stopping.signal.aborted) return;
@@ -157,7 +181,25 @@ export class SubscriptionConsumer {
       return;
     }
     this.crashed = reasonOf(error);
-    this.logger.error(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped for good: ${this.crashed}`);
+    // The crash event and the rejected run() may both report one crash: one new consumer is enough.
+    if (this.rejoinTimer !== undefined) return;
+    const delayMs = this.rejoinDelayMs;
+    this.rejoinDelayMs = Math.min(delayMs * 2, MAX_REJOIN_DELAY_MS);
+    this.logger.error(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped: ${this.crashed}; a new consumer joins in ${delayMs} ms`);
+    this.rejoinTimer = setTimeout(() => void this.rejoin(), delayMs);
+  }
+
+  private async rejoin(): Promise<void> {
+    this.rejoinTimer = undefined;
+    if (this.stopping.signal.aborted || this.kafka === undefined) return;
+    const previous = this.consumer;
+    try {
+      await previous?.disconnect();
+      if (this.stopping.signal.aborted) return;
+      await this.startConsumer(this.kafka);
+    } catch (error) {
+      this.onCrash(error, false);
+    }
   }
 
   private async deliverBatch(payload: EachBatchPayload): Promise<void> {
