@@ -9,7 +9,7 @@ import { EXPORT_STAGE, measureExport } from './stages/export';
 import { IMPORT_STAGE, measureImport, type ImportedEvents } from './stages/import';
 import { measureParse, PARSE_STAGE } from './stages/parse';
 import { measureTrack, TRACK_STAGE } from './stages/track';
-import { stageOfShape, type Shape } from './support/deployment';
+import { stageOfShape, type Deployment, type Shape } from './support/deployment';
 import { startDistributed } from './support/distributed-deployment';
 import { startGuidepost } from './support/guidepost-server';
 import { count, megabytes } from './units';
@@ -50,40 +50,41 @@ function standaloneStages(config: BenchConfig): Promise<Figure[]> {
       dataDir: join(workDir, 'data'),
       logFile: join(workDir, 'server.log'),
     });
-    const figures: Figure[] = [];
-    try {
-      if (config.stages.has('track')) figures.push(...(await stage(stageOfShape(TRACK_STAGE, 'standalone'), () => measureTrack(server, config.track))));
-      let imported: ImportedEvents | undefined;
-      if (config.stages.has('import')) {
-        figures.push(
-          ...(await stage(IMPORT_STAGE, async () => {
-            const run = await measureImport(server, config.importBytes, workDir);
-            imported = run.imported;
-            return run.figures;
-          })),
-        );
-      }
-      if (config.stages.has('export')) {
-        figures.push(...(await stage(EXPORT_STAGE, () => measureExport(server, config.exportEvents, workDir, imported))));
-      }
-    } finally {
-      await server.stop();
-    }
-    return figures;
+    return deploymentStages(config, server, workDir);
   });
 }
 
-/** Track against the distributed shape on the servers of scripts/infra, in a namespace of its own discarded at the end. */
+/** Track, import and export against the distributed shape on the servers of scripts/infra, in a namespace of its own discarded at the end. */
 function distributedStages(config: BenchConfig): Promise<Figure[]> {
   return withWorkDir(config, 'distributed', async (workDir) => {
     progress(`starting Guidepost (distributed) on the servers of scripts/infra (logs in ${workDir})`);
-    const suite = await startDistributed(workDir);
-    try {
-      return config.stages.has('track') ? await stage(stageOfShape(TRACK_STAGE, 'distributed'), () => measureTrack(suite, config.track)) : [];
-    } finally {
-      await suite.stop();
-    }
+    return deploymentStages(config, await startDistributed(workDir), workDir);
   });
+}
+
+/** The stages that measure a running deployment, in order (export reuses the import's events); stops it at the end. */
+async function deploymentStages(config: BenchConfig, deployment: Deployment, workDir: string): Promise<Figure[]> {
+  const named = (name: string): string => stageOfShape(name, deployment.shape);
+  const figures: Figure[] = [];
+  try {
+    if (config.stages.has('track')) figures.push(...(await stage(named(TRACK_STAGE), () => measureTrack(deployment, config.track))));
+    let imported: ImportedEvents | undefined;
+    if (config.stages.has('import')) {
+      figures.push(
+        ...(await stage(named(IMPORT_STAGE), async () => {
+          const run = await measureImport(deployment, config.importBytes, workDir);
+          imported = run.imported;
+          return run.figures;
+        })),
+      );
+    }
+    if (config.stages.has('export')) {
+      figures.push(...(await stage(named(EXPORT_STAGE), () => measureExport(deployment, config.exportEvents, workDir, imported))));
+    }
+  } finally {
+    await deployment.stop();
+  }
+  return figures;
 }
 
 /** Runs `use` with a fresh folder under /tmp (kept with BENCH_KEEP_DATA=1); a failure to start becomes a figure saying why. */

@@ -1,12 +1,10 @@
 import type { EventExportRequest } from '@guidepost/contracts-http';
-import { createClickHouseClient } from '@guidepost/platform-clickhouse';
-import { loadConfig } from '@guidepost/platform-config';
 import { ratioAtLeast, type Figure } from '../report';
 import { countBytesAndLines, type ByteCount } from '../support/byte-count';
 import { elapsedSince } from '../support/clock';
 import { BenchAccount, completedAttributes, countAttribute, downloadStream } from '../support/guidepost-client';
-import type { GuidepostServer } from '../support/guidepost-server';
-import { measureMemory, memoryNow } from '../support/process-memory';
+import { stageOfShape, type Deployment } from '../support/deployment';
+import { measureMemory } from '../support/process-memory';
 import { count, MEBIBYTE, megabytes, megabytesPerSecond, perSecond, seconds } from '../units';
 import { memoryFigures } from './memory-figures';
 import { importUntil, type ImportedEvents } from './import';
@@ -30,23 +28,22 @@ interface SelectRun extends ByteCount {
 }
 
 /**
- * `POST /export/events` of `events` events (json) timed to COMPLETED, with the server's memory
- * watched; then, with the server stopped (chdb binds a data folder to one process), the same rows
- * read straight from the event store's data folder with `SELECT ... FORMAT JSONEachRow`: the rate
- * the store itself produces them at, the ceiling of any export.
+ * `POST /export/events` of `events` events (json) timed to COMPLETED, with the memory of every
+ * process of the deployment watched; then the same rows read straight from its event store with
+ * `SELECT ... FORMAT JSONEachRow` (the standalone server stopped first: chdb binds a data folder to
+ * one process): the rate the store itself produces them at, the ceiling of any export.
  */
-export async function measureExport(server: GuidepostServer, events: number, workDir: string, imported?: ImportedEvents): Promise<Figure[]> {
-  const source = await importUntil(imported ?? { account: await BenchAccount.create(server, 'bench export'), rows: 0, nextRow: 0 }, events, workDir);
+export async function measureExport(deployment: Deployment, events: number, workDir: string, imported?: ImportedEvents): Promise<Figure[]> {
+  const stage = stageOfShape(EXPORT_STAGE, deployment.shape);
+  const source = await importUntil(imported ?? { account: await BenchAccount.create(deployment, 'bench export'), rows: 0, nextRow: 0 }, events, workDir);
   const request: EventExportRequest = { format: 'json', conditions: [], start_time: 0, limit: events };
-  const idle = memoryNow(server.pid);
-  const { result: exported, peaks } = await measureMemory(server.pid, () => timedExport(source.account, request));
+  const { result: exported, watched } = await measureMemory(deployment.processes, () => timedExport(source.account, request));
   const download = await countBytesAndLines(await downloadStream(exported.url));
-  await server.stop();
-  const baseline = await eventStoreSelect(server.dataDir, source.account.id, events);
+  const baseline = await eventStoreSelect(deployment, source.account.id, events);
   const ratio = exported.rows / exported.milliseconds / (baseline.lines / baseline.milliseconds);
   return [
     {
-      stage: EXPORT_STAGE,
+      stage,
       figure: `json export of ${count(events)} events, request to COMPLETED`,
       measured: `${perSecond(exported.rows, exported.milliseconds, 'rows')} (${seconds(exported.milliseconds)})`,
       baseline: `event store SELECT ... FORMAT JSONEachRow: ${perSecond(baseline.lines, baseline.milliseconds, 'rows')} (${seconds(baseline.milliseconds)}, ${megabytesPerSecond(baseline.bytes, baseline.milliseconds)})`,
@@ -54,14 +51,14 @@ export async function measureExport(server: GuidepostServer, events: number, wor
       target: ratioAtLeast(ratio, TARGET_RATIO),
     },
     {
-      stage: EXPORT_STAGE,
+      stage,
       figure: 'exported file',
       measured:
         `${megabytes(download.bytes)}, ${count(download.lines)} lines (Completed says ${count(exported.rows)} rows; ` +
         `the SELECT read ${count(baseline.lines)} rows, ${megabytes(baseline.bytes)})`,
       target: { target: `${count(events)} rows each`, met: [download.lines, exported.rows, baseline.lines].every((rows) => rows === events) },
     },
-    ...memoryFigures(EXPORT_STAGE, idle, peaks, MEMORY_LIMIT_BYTES),
+    ...memoryFigures(stage, watched, MEMORY_LIMIT_BYTES),
   ];
 }
 
@@ -79,10 +76,10 @@ async function timedExport(account: BenchAccount, request: EventExportRequest): 
 /**
  * The exported rows as the event store reads them for an export (same table, `FINAL`, account, order
  * and limit; the columns the JSON export has), rendered by ClickHouse as JSONEachRow into a byte
- * counter, through the very client the server uses on this data folder.
+ * counter, through the very client the services use.
  */
-async function eventStoreSelect(dataDir: string, accountId: string, limit: number): Promise<SelectRun> {
-  const client = await createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: dataDir }));
+async function eventStoreSelect(deployment: Deployment, accountId: string, limit: number): Promise<SelectRun> {
+  const client = await deployment.openEventStore();
   try {
     // The first query loads the tables: not part of the rate.
     await client.command({ query: 'SELECT count() FROM events' });

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { NamedProcess } from './process-tree';
 
 /** The two shapes of Guidepost the benchmark measures (docs/architecture.md). */
@@ -15,6 +16,11 @@ export interface Deployment {
    * then the servers it uses (the distributed shape's Kafka, PostgreSQL, ClickHouse and MinIO).
    */
   readonly processes: readonly NamedProcess[];
+  /**
+   * A client of the deployment's event store, for baselines read straight from it (closed by the
+   * caller). The standalone server is stopped first: chdb binds its data folder to one process.
+   */
+  openEventStore(): Promise<ClickHouseClient>;
   /** Idempotent. */
   stop(): Promise<void>;
 }

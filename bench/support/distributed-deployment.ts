@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 // The suite's own launcher (relative: the benchmark is compiled on its own, bench/tsconfig.json).
 import { DistributedSuite } from '../../tools/suite/src/distributed-suite';
 import { infrastructureDir, loadInfrastructure } from '../../tools/suite/src/infrastructure';
+import { createClickHouseClient } from '@guidepost/platform-clickhouse';
+import { loadConfig } from '@guidepost/platform-config';
 import type { Deployment } from './deployment';
 import { readProc, type NamedProcess } from './process-tree';
 
@@ -35,7 +37,9 @@ export async function startDistributed(runDir: string): Promise<Deployment> {
   const stop = (): Promise<void> => (stopped ??= suite.stop());
   try {
     const processes = [...suite.processNames.map((name) => ({ name, pid: pidOf(suite, name) })), ...infrastructureProcesses()];
-    return { shape: 'distributed', baseUrl: suite.gatewayUrl, adminToken: suite.adminToken, processes, stop };
+    // The suite's own ClickHouse database, over HTTP as the services reach it.
+    const openEventStore = () => createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: suite.clickhouseUrl }));
+    return { shape: 'distributed', baseUrl: suite.gatewayUrl, adminToken: suite.adminToken, processes, openEventStore, stop };
   } catch (error) {
     await stop();
     throw error;

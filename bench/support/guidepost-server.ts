@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 // The one launcher of the tests and the suite (relative: the benchmark is compiled on its own, bench/tsconfig.json).
 import { buildLockOf } from '../../tools/suite/src/build-lock';
 import { ServiceProcess } from '../../tools/suite/src/service-process';
+import { createClickHouseClient } from '@guidepost/platform-clickhouse';
+import { loadConfig } from '@guidepost/platform-config';
 import type { Deployment } from './deployment';
 
 /**
@@ -62,7 +64,11 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
     if (pid === undefined) throw new Error(`${options.entryPoint} has no process id`);
     // One process (its embedded PostgreSQL's processes are its children).
     const processes = [{ name: 'standalone (Node + chdb)', pid }];
-    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, stop };
+    const openEventStore = async () => {
+      await stop();
+      return createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: options.dataDir }));
+    };
+    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, openEventStore, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { commandOf, descendantsOf, readProc } from './process-tree';
+import { commandOf, descendantsOf, readProc, type NamedProcess } from './process-tree';
 
 /** The highest resident memory seen for a process tree while a watch ran. */
 export interface MemoryPeaks {
@@ -18,18 +18,26 @@ const SAMPLE_INTERVAL_MS = 100;
 /** Writing 5 to clear_refs resets the process's VmHWM (peak RSS) to its current RSS (Linux >= 4.0). */
 const RESET_PEAK = '5';
 
+/** What one named process's memory was when a watch began, and its peaks during it. */
+export interface WatchedMemory {
+  readonly process: NamedProcess;
+  readonly idle: MemoryNow;
+  readonly peaks: MemoryPeaks;
+}
+
 /**
- * Runs `work` while watching the resident memory of a process and of every process below it. The
- * kernel's own peak (VmHWM, reset at the start) catches spikes between two samples of the watched
+ * Runs `work` while watching the resident memory of each process and of every process below it. The
+ * kernel's own peak (VmHWM, reset at the start) catches spikes between two samples of a watched
  * process; descendants come and go (PostgreSQL backends), so they are sampled every 100 ms.
  */
-export async function measureMemory<T>(rootPid: number, work: () => Promise<T>): Promise<{ result: T; peaks: MemoryPeaks }> {
-  const watch = new MemoryWatch(rootPid);
+export async function measureMemory<T>(processes: readonly NamedProcess[], work: () => Promise<T>): Promise<{ result: T; watched: WatchedMemory[] }> {
+  const idle = processes.map(({ pid }) => memoryNow(pid));
+  const watches = processes.map(({ pid }) => new MemoryWatch(pid));
   try {
     const result = await work();
-    return { result, peaks: watch.peaks() };
+    return { result, watched: processes.map((process, index) => ({ process, idle: idle[index], peaks: watches[index].peaks() })) };
   } finally {
-    watch.stop();
+    for (const watch of watches) watch.stop();
   }
 }
 
@@ -39,7 +47,7 @@ export interface MemoryNow {
   readonly anonymousBytes: number;
 }
 
-export function memoryNow(pid: number): MemoryNow {
+function memoryNow(pid: number): MemoryNow {
   return { residentBytes: statusField(pid, 'VmRSS') ?? 0, anonymousBytes: statusField(pid, 'RssAnon') ?? 0 };
 }
 
