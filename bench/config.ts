@@ -6,7 +6,7 @@
 import { SHAPES, type Shape } from './support/deployment';
 import { MEGABYTE } from './units';
 
-export const STAGES = ['parse', 'track', 'import', 'export', 'analytics'] as const;
+export const STAGES = ['parse', 'track', 'import', 'export', 'analytics', 'scaling'] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface TrackSettings {
@@ -37,6 +37,8 @@ export interface BenchConfig {
   readonly exportEvents: number;
   /** Events of the one account the analytics stage queries (imported into a server of its own). */
   readonly analyticsEvents: number;
+  /** Ingestion replica counts the scaling stage compares (distributed shape only; the first is the baseline). */
+  readonly ingestionReplicas: readonly number[];
   readonly port: number;
   /** The standalone server measured (`BENCH_SERVER_ENTRY`, relative to the repository): another build can be measured without replacing dist/. */
   readonly serverEntryPoint: string;
@@ -47,7 +49,7 @@ export interface BenchConfig {
 /** The server's default file limit (200 MiB): generated uploads stay under it. */
 export const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
 
-const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'shapes' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
+const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'shapes' | 'ingestionReplicas' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
   small: {
     track: { durationSeconds: 3, connections: [10, 50], warmupSeconds: 1 },
     parse: { bytes: 10 * MEGABYTE, repeats: 1 },
@@ -86,6 +88,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     importBytes: read.positiveInteger('BENCH_IMPORT_MB', defaults.importBytes / MEGABYTE) * MEGABYTE,
     exportEvents: read.positiveInteger('BENCH_EXPORT_EVENTS', defaults.exportEvents),
     analyticsEvents: read.positiveInteger('BENCH_ANALYTICS_EVENTS', defaults.analyticsEvents),
+    ingestionReplicas: read.positiveIntegers('BENCH_SCALING_REPLICAS', [1, 2, 3]),
     port: read.positiveInteger('BENCH_PORT', 18106),
     serverEntryPoint: env['BENCH_SERVER_ENTRY'] || 'dist/apps/standalone/src/main.js',
     keepData: env['BENCH_KEEP_DATA'] === '1',

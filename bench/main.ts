@@ -7,6 +7,7 @@ import { failedFigure, renderTable, type Figure } from './report';
 import { ANALYTICS_STAGE, measureAnalytics } from './stages/analytics';
 import { EXPORT_STAGE, measureExport } from './stages/export';
 import { IMPORT_STAGE, measureImport, type ImportedEvents } from './stages/import';
+import { measureIngestionScaling, SCALING_STAGE } from './stages/ingestion-scaling';
 import { measureParse, PARSE_STAGE } from './stages/parse';
 import { measureTrack, TRACK_STAGE } from './stages/track';
 import { stageOfShape, type Deployment, type Shape } from './support/deployment';
@@ -27,6 +28,13 @@ async function main(): Promise<void> {
   if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
   if (needsServer(config) && config.shapes.has('standalone')) figures.push(...(await standaloneStages(config)));
   if (needsServer(config) && config.shapes.has('distributed')) figures.push(...(await distributedStages(config)));
+  if (config.stages.has('scaling') && config.shapes.has('distributed')) {
+    figures.push(
+      ...(await withWorkDir(config, 'distributed', (workDir) =>
+        stage(SCALING_STAGE, () => measureIngestionScaling(config.ingestionReplicas, config.track, workDir)),
+      )),
+    );
+  }
   if (config.stages.has('analytics')) {
     const server = { entryPoint: config.serverEntryPoint, port: config.port };
     figures.push(...(await stage(ANALYTICS_STAGE, () => measureAnalytics(server, config.analyticsEvents, config.keepData))));
@@ -128,6 +136,7 @@ function describeSettings(config: BenchConfig): string {
     `import ${megabytes(config.importBytes)}`,
     `export ${count(config.exportEvents)} events`,
     `analytics ${count(config.analyticsEvents)} events`,
+    `scaling ${config.ingestionReplicas.join('/')} ingestion replicas`,
   ].join('; ');
 }
 

@@ -48,17 +48,9 @@ export async function measureTrack(deployment: Deployment, settings: TrackSettin
   const figures: Figure[] = [];
   const runs: TrackRun[] = [];
   try {
-    const load = (url: string, connections: number, durationSeconds: number) =>
-      generateLoad({
-        url,
-        connections,
-        durationSeconds,
-        headers: { 'Content-Type': 'application/json', Authorization: account.authorization },
-        body: JSON.stringify(TRACK_BODY),
-      });
-    const path = (userId: string) => `/users/${userId}/events`;
-    const guidepostUrl = (userId: string) => account.url(path(userId));
-    const bareUrl = (userId: string) => `${bare.baseUrl}/v2/accounts/${account.id}${path(userId)}`;
+    const load = (url: string, connections: number, durationSeconds: number) => trackLoad(account, url, connections, durationSeconds);
+    const guidepostUrl = (userId: string) => account.url(trackPath(userId));
+    const bareUrl = (userId: string) => `${bare.baseUrl}/v2/accounts/${account.id}${trackPath(userId)}`;
     const warmupConnections = Math.max(...settings.connections);
     runs.push({ userId: 'bench-warmup', result: await load(guidepostUrl('bench-warmup'), warmupConnections, settings.warmupSeconds) });
     await load(bareUrl('bench-warmup'), warmupConnections, settings.warmupSeconds);
@@ -80,6 +72,22 @@ export async function measureTrack(deployment: Deployment, settings: TrackSettin
   }
   figures.push(await storedEventsFigure(stage, account, runs).catch((error: unknown) => failedFigure(stage, 'acknowledged events are stored', error)));
   return figures;
+}
+
+/** The path of the track endpoint for one user, below `/v2/accounts/{a}`. */
+export function trackPath(userId: string): string {
+  return `/users/${userId}/events`;
+}
+
+/** A load run of realistic tracked events, authorised as the account, to `url` (Guidepost's track endpoint or the bare server's). */
+export function trackLoad(account: BenchAccount, url: string, connections: number, durationSeconds: number): Promise<LoadResult> {
+  return generateLoad({
+    url,
+    connections,
+    durationSeconds,
+    headers: { 'Content-Type': 'application/json', Authorization: account.authorization },
+    body: JSON.stringify(TRACK_BODY),
+  });
 }
 
 function throughputFigure(stage: string, shape: Shape, connections: number, guidepost: LoadResult, baseline: LoadResult): Figure {

@@ -18,17 +18,18 @@ const UNTHROTTLED_REQUESTS_PER_SECOND = 1_000_000_000;
 const INFRA_SERVERS = { kafka: 'Kafka (java)', postgres: 'PostgreSQL', clickhouse: 'ClickHouse (chdb HTTP front)', minio: 'MinIO' } as const;
 
 /**
- * The distributed shape as `npm run suite` brings it up (gateway, content, segment, profile and one
- * ingestion service, from dist/) on the servers of scripts/infra, in a throwaway namespace whose
+ * The distributed shape as `npm run suite` brings it up (gateway, content, segment, profile and
+ * `ingestionReplicas` ingestion services, from dist/) on the servers of scripts/infra, in a throwaway namespace whose
  * topics, consumer groups and databases are deleted when it stops. Starts the servers first
  * (scripts/infra/start.sh does nothing when they run).
  */
-export async function startDistributed(runDir: string): Promise<Deployment> {
+export async function startDistributed(runDir: string, ingestionReplicas = 1): Promise<Deployment> {
   await startInfrastructure();
   const suite = await DistributedSuite.start({
     infrastructure: loadInfrastructure(),
     namespace: `bench_${Date.now().toString(36)}`,
     runDir,
+    ingestionReplicas,
     logLevel: 'warn',
     env: { GUIDEPOST_RATE_LIMIT_PER_SECOND: String(UNTHROTTLED_REQUESTS_PER_SECOND) },
     discardOnStop: true,
