@@ -201,8 +201,10 @@ describe('POST /analytics/query: refusals name the field', () => {
     ['an end before the start', { metrics: ['events'], end_time: '2025-09-01T00:00:00Z' }, /^end_time: /],
     ['a start without a zone', { metrics: ['events'], start_time: '2025-10-01T00:00:00' }, /^start_time: /],
     ['an unknown field', { metrics: ['events'], colour: 'red' }, /colour: is not a known field/],
-  ])('answers 400 for %s', async (_label, body, detail) => {
-    await expectProblem(await query({ ...WINDOW, ...body }), 400, detail);
+  ])('answers 400 for %s, with the account’s concurrency', async (_label, body, detail) => {
+    const response = await query({ ...WINDOW, ...body });
+    expect([response.headers.get('x-concurrency-limit'), response.headers.get('x-concurrency-used')]).toEqual(['2', '0']);
+    await expectProblem(response, 400, detail);
   });
 
   it('answers 400 naming end_time when it is missing', async () => {

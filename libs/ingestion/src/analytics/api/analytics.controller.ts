@@ -1,11 +1,28 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { type CallHandler, Controller, type ExecutionContext, Get, HttpCode, HttpStatus, Injectable, type NestInterceptor, Param, Post, Res, UseInterceptors } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANALYTICS_HEADERS, type AnalyticsExportStatus, asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, IdentifierParam, InboundBody } from '@guidepost/platform-http';
+import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
 import { AnalyticsExports } from '../application/analytics-exports.service';
 import { AnalyticsQueries, type Concurrency, ConcurrencyExceeded } from '../application/analytics-queries.service';
-import { analyticsSpecOf } from '../application/analytics-spec';
+import { type AnalyticsRequest, type AnalyticsSpec, analyticsSpecOf, checkedAnalyticsRequest } from '../application/analytics-spec';
+
+/**
+ * Every answer of a query carries the account's concurrency, a 400 of its body too (checked before the
+ * handler runs): set here first, then by the handler with the figures of its own run.
+ */
+@Injectable()
+class ConcurrencyHeaders implements NestInterceptor {
+  constructor(private readonly queries: AnalyticsQueries) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const { account_id: accountId } = http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params;
+    concurrencyHeaders(http.getResponse<FastifyReply>(), this.queries.concurrencyOf(accountId));
+    return next.handle();
+  }
+}
 
 /** Analytics over the account's events: a query answered at once, or run as an export job. */
 @Controller('v2/accounts/:account_id/analytics')
@@ -19,15 +36,14 @@ export class AnalyticsController {
   /** 200 with the rows; `X-Rows-Truncated: true` when clamped, the account's query load in the concurrency headers. */
   @Post('query')
   @HttpCode(HttpStatus.OK)
-  @AcceptsBody('json')
+  @UseInterceptors(ConcurrencyHeaders)
   async query(
     @Param('account_id') accountId: string,
-    @InboundBody() body: InboundBody,
+    @ValidBody(analyticsSpecOf) spec: AnalyticsSpec,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown[]> {
     try {
-      // No body counts as an empty object, so that validation names the missing field.
-      const answer = await this.queries.query(accountId, analyticsSpecOf(body.kind === 'json' ? body.value : {}));
+      const answer = await this.queries.query(accountId, spec);
       concurrencyHeaders(reply, answer.concurrency);
       if (answer.truncated) void reply.header(ANALYTICS_HEADERS.rowsTruncated, 'true');
       return answer.rows;
@@ -39,9 +55,8 @@ export class AnalyticsController {
 
   @Post('exports')
   @HttpCode(HttpStatus.ACCEPTED)
-  @AcceptsBody('json')
-  async export(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
-    const job = await this.exports.request(accountId, body.kind === 'json' ? body.value : {});
+  async export(@Param('account_id') accountId: string, @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest): Promise<AsyncAcknowledgement> {
+    const job = await this.exports.request(accountId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 

@@ -8,9 +8,8 @@ import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
 import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
-import { compileExportConditions } from '../../events/domain/export-conditions';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
-import { analyticsSpecOf } from './analytics-spec';
+import { type AnalyticsRequest, analyticsSpecOf } from './analytics-spec';
 import { AnalyticsStore } from './analytics-store.port';
 import { budgetOf } from './analytics-queries.service';
 import { write } from '../../events/application/output-writes';
@@ -37,11 +36,10 @@ export class AnalyticsExports {
   ) {}
 
   /** Checks the spec (conditions included), then creates the job and announces the export. */
-  async request(accountId: string, body: unknown): Promise<CreatedJob> {
-    compileExportConditions(analyticsSpecOf(body).conditions);
+  async request(accountId: string, request: AnalyticsRequest): Promise<CreatedJob> {
     return this.unitOfWork.run(async (tx) => {
       const job = await this.jobs.createJob({ accountId, name: JobName.ExportAnalytics }, tx);
-      const payload = { accountId, jobId: job.id, spec: body, requestedAt: new Date().toISOString() };
+      const payload = { accountId, jobId: job.id, spec: request, requestedAt: new Date().toISOString() };
       tx.emit(AnalyticsExportRequested, job.id, payload, `${job.id}:analytics-export-requested`);
       return job;
     });

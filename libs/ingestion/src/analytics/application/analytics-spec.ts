@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import {
   ANALYTICS_ATTRIBUTE_PREFIX,
   ANALYTICS_EVENT_FIELDS,
@@ -15,6 +15,7 @@ import {
 import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
 import { instantField } from '../../events/application/instant-field';
+import { compileExportConditions } from '../../events/domain/export-conditions';
 import { withinStorableRange } from '../../events/domain/storable-event';
 
 /** What a dimension or a column reads from an event. */
@@ -48,8 +49,7 @@ const names = Type.Array(Type.String());
  * The body's shape only: the names and instants are taken as any text here and checked by
  * `analyticsSpecOf`, whose 400 names the item at fault (`metrics[1]: unknown metric "clicks"...`).
  */
-const parseBody = compileValidator(
-  Type.Object(
+const AnalyticsRequestSchema = Type.Object(
     {
       ...AnalyticsQuerySchema.properties,
       metrics: Type.Optional(names),
@@ -60,8 +60,10 @@ const parseBody = compileValidator(
       end_time: Type.String(),
     },
     { additionalProperties: false },
-  ),
 );
+/** A query body as sent, its shape checked: what an export job carries and runs later. */
+export type AnalyticsRequest = Static<typeof AnalyticsRequestSchema>;
+const parseBody = compileValidator(AnalyticsRequestSchema);
 
 const METRICS = Object.keys(ANALYTICS_METRICS) as AnalyticsMetric[];
 const BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS) as AnalyticsTimeBucket[];
@@ -74,7 +76,20 @@ const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, ...ANALYTICS_EXTRA_COLUMNS, ANA
  * `compileExportConditions`, which names the condition at fault. Throws a 400 naming the field.
  */
 export function analyticsSpecOf(body: unknown): AnalyticsSpec {
+  return specOf(parseBody(body));
+}
+
+/**
+ * A body worth a job: everything `analyticsSpecOf` checks and the conditions too, so that an export
+ * is refused with its 400 at once rather than failing later; the job keeps the request as sent.
+ */
+export function checkedAnalyticsRequest(body: unknown): AnalyticsRequest {
   const request = parseBody(body);
+  compileExportConditions(specOf(request).conditions);
+  return request;
+}
+
+function specOf(request: AnalyticsRequest): AnalyticsSpec {
   const start = instantField('start_time', request.start_time, 'iso');
   const end = instantField('end_time', request.end_time, 'iso');
   if (end <= start) throw invalid('end_time', `must be after start_time (${start.toISOString()} >= ${end.toISOString()})`);
