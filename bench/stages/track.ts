@@ -124,7 +124,7 @@ function cpuFigures(stage: string, shape: Shape, spent: readonly ProcessCpu[], a
   const totalMs = sumOf(spent);
   const total: Figure = {
     stage,
-    figure: `CPU per acknowledged event, total of the ${spent.length} processes above`,
+    figure: 'CPU per acknowledged event, all processes and their children',
     measured: `${perEvent(totalMs)} (${count(totalMs)} ms CPU over ${count(acknowledged)} events)`,
     target: shape === 'distributed' ? atMost(totalMs / Math.max(acknowledged, 1), DISTRIBUTED_CPU_TARGET_MS, (ms) => `${ms} ms`) : undefined,
   };
