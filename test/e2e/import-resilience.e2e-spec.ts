@@ -108,6 +108,7 @@ describe('malformed import files', () => {
     ['a profiles CSV without a user_id column', 'profiles', csvBody('plan,seats\npro,1\n'), /user_?id/i],
     ['a groups CSV without a group_id column', 'groups', csvBody('industry,size\nretail,5\n'), /group_?id/i],
     ['an events CSV without a name column', 'events', csvBody('user_id,timestamp\nu-1,2024-05-01T10:00:00Z\n'), /name/],
+    ['a profiles CSV naming a column twice', 'profiles', csvBody('user_id,plan,plan\nu-1,pro,free\n'), /line 1: column 'plan' appears twice/],
     [
       'an NDJSON file that is not UTF-8',
       'profiles',

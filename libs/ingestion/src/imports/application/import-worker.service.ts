@@ -28,6 +28,7 @@ import { ImportBatch } from '../domain/import-batch';
 import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent } from '../domain/import-progress';
 import type { RowOutcome } from '../domain/import-rows';
 import type { RowProblem } from '../domain/row-failure';
+import { UnreadableFile } from '../domain/unreadable-file';
 import { ImportBatchWriter } from './import-batch-writer';
 import { IMPORT_JOB_NAMES } from './import-staging.service';
 import { importTarget, type ImportTarget } from './import-targets';
@@ -103,7 +104,8 @@ export class ImportWorker implements BeforeApplicationShutdown {
     try {
       await this.importFile(run);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
+      // Any other failure is the consumer's to classify: retried while a store is down, given up on (`giveUp`) when permanent.
+      if (!(error instanceof UnreadableFile)) throw error;
       this.logger.warn(`import job ${staged.jobId} failed: ${error.detail}`);
       await this.report(run, importFailedEvent(error.detail, run.tally, run.stagedAt, new Date(), run.failuresUrl));
       await this.discardUpload(staged);
@@ -178,7 +180,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
 
   private async openUpload(blobKey: string): Promise<OpenedBlob> {
     const upload = await this.blobs.open(blobKey);
-    if (!upload) throw new DomainError('invalid_request', `the staged upload ${blobKey} is missing from the blob store`);
+    if (!upload) throw new UnreadableFile(`the staged upload ${blobKey} is missing from the blob store`);
     return upload;
   }
 
@@ -204,12 +206,13 @@ export class ImportWorker implements BeforeApplicationShutdown {
     if (batch.rows > 0) await this.flush(run, target, batch);
   }
 
-  /** A row whose mapping throws (a bug) fails alone; a bad CSV header (400) fails the file. */
+  /** A row whose mapping throws fails alone (a 400 with its detail, anything else as an internal error); only an unreadable file fails the file. */
   private guarded<T, R extends ReadRecord>(run: ImportRun, record: R, outcomeOf: (record: R) => RowOutcome<T> | undefined): RowOutcome<T> | undefined {
     try {
       return outcomeOf(record);
     } catch (error) {
-      if (error instanceof DomainError) throw error;
+      if (error instanceof UnreadableFile) throw error;
+      if (error instanceof DomainError && error.code === 'invalid_request') return { field: null, reason: error.detail };
       this.logger.error(`import job ${run.staged.jobId}, line ${record.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return { field: null, reason: 'could not be imported (internal error)' };
     }
@@ -275,12 +278,22 @@ function csvRowReader<T>(target: ImportTarget<T>): (record: CsvRow | RecordFailu
   let rowOf: ((cells: readonly string[], line: number) => RowOutcome<T>) | undefined;
   return (record) => {
     if (rowOf === undefined) {
-      if (isRecordFailure(record)) throw new DomainError('invalid_request', `line ${record.line}: the header cannot be read: ${record.error}`);
-      rowOf = target.rows.csvMapper(record);
+      if (isRecordFailure(record)) throw new UnreadableFile(`line ${record.line}: the header cannot be read: ${record.error}`);
+      rowOf = csvMapperOf(target, record);
       return undefined;
     }
     return isRecordFailure(record) ? unreadable(record) : rowOf(record.cells, record.line);
   };
+}
+
+/** How the rows under a header are read; a header that names no usable columns makes the file unreadable. */
+function csvMapperOf<T>(target: ImportTarget<T>, header: CsvRow): (cells: readonly string[], line: number) => RowOutcome<T> {
+  try {
+    return target.rows.csvMapper(header);
+  } catch (error) {
+    if (error instanceof DomainError) throw new UnreadableFile(error.detail);
+    throw error;
+  }
 }
 
 function unreadable(record: RecordFailure): RowProblem {

@@ -45,6 +45,7 @@ describe('assertUtf8', () => {
 
   it('names the bytes holding an invalid sequence', async () => {
     await expect(assertUtf8(streamOf('abc', Buffer.from([0x61, 0xff])))).rejects.toMatchObject({
+      name: 'UnreadableFile',
       code: 'invalid_request',
       detail: 'the file is not UTF-8 text (an invalid byte sequence in bytes 4 to 5)',
     });

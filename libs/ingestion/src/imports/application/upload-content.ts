@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { DomainError } from '@guidepost/platform-errors';
+import { UnreadableFile } from '../domain/unreadable-file';
 
 /** Blank bytes (and a UTF-8 byte order mark) that an upload may hold without holding a row. */
 const BLANK_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
@@ -49,13 +49,13 @@ export async function assertUtf8(upload: Readable): Promise<void> {
     try {
       decoder.decode(chunk, { stream: true });
     } catch {
-      throw new DomainError('invalid_request', `the file is not UTF-8 text (an invalid byte sequence in bytes ${offset + 1} to ${offset + chunk.length})`);
+      throw new UnreadableFile(`the file is not UTF-8 text (an invalid byte sequence in bytes ${offset + 1} to ${offset + chunk.length})`);
     }
     offset += chunk.length;
   }
   try {
     decoder.decode();
   } catch {
-    throw new DomainError('invalid_request', 'the file is not UTF-8 text (it ends in the middle of a character)');
+    throw new UnreadableFile('the file is not UTF-8 text (it ends in the middle of a character)');
   }
 }
