@@ -1,15 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  EventExportRequested,
-  EventsAccepted,
-  ImportStaged,
-  IngestionFilteringRulesChanged,
-  JobEventRecorded,
-  MailRequested,
-  type Topic,
-} from '@guidepost/contracts-events';
+import * as contractEvents from '@guidepost/contracts-events';
+import { ALL_TOPICS, type Topic } from '@guidepost/contracts-events';
 
 /*
  * The Helm chart (helm/guidepost), rendered with the real helm and checked as a reviewer would by
@@ -170,14 +163,10 @@ function callersFromCode(role: Role): Role[] {
   return ROLES.filter((caller) => caller !== role && requiredSettings(caller).includes(`GUIDEPOST_${role.toUpperCase()}_SERVICE_URL`));
 }
 
-const CONTRACT_TOPICS: Record<string, Topic> = {
-  EventsAccepted,
-  ImportStaged,
-  EventExportRequested,
-  JobEventRecorded,
-  IngestionFilteringRulesChanged,
-  MailRequested,
-};
+/** Every topic of the contracts by the name the code imports it under, so that a new subscription needs no change here. */
+const CONTRACT_TOPICS: Record<string, Topic> = Object.fromEntries(
+  Object.entries(contractEvents as Record<string, unknown>).filter((entry): entry is [string, Topic] => ALL_TOPICS.includes(entry[1] as Topic)),
+);
 
 /** Every `bus.subscribe({ topic, group })` of the ingestion service's code, with the group constant resolved. */
 function ingestionSubscriptions(): { topic: string; group: string }[] {

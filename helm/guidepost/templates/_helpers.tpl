@@ -48,6 +48,7 @@ GUIDEPOST_KAFKA_NAMESPACE and a dot, as libs/platform/bus/src/kafka/kafka-topics
 guidepost.events.events-accepted.v1 ingestion.event-sink
 guidepost.ingestion.import-staged.v1 ingestion.import-worker
 guidepost.ingestion.event-export-requested.v1 ingestion.event-export
+guidepost.ingestion.analytics-export-requested.v1 ingestion.analytics-export
 guidepost.jobs.job-event-recorded.v1 ingestion.job-registry
 guidepost.content.ingestion-filtering-rules-changed.v1 ingestion.filtering-rules
 guidepost.mail.mail-requested.v1 mail.sender
