@@ -22,9 +22,15 @@ async function keyed(gatewayUrl: string, account: TestAccount, method: string, p
 
 /**
  * Starts an NDJSON import through one replica and sends its body in two halves: the second only when
- * `finish` is called. Resolves `answer` with the status and body once the import is answered.
+ * `finish` is called. `firstHalfSent` resolves once the headers and the first half are on the wire;
+ * `answer` with the status and body once the import is answered.
  */
-function slowImport(gatewayUrl: string, account: TestAccount, key: string, body: string): { finish: () => void; answer: Promise<Answer> } {
+function slowImport(
+  gatewayUrl: string,
+  account: TestAccount,
+  key: string,
+  body: string,
+): { firstHalfSent: Promise<void>; finish: () => void; answer: Promise<Answer> } {
   const { hostname, port } = new URL(gatewayUrl);
   const bytes = Buffer.from(body);
   const half = Math.floor(bytes.length / 2);
@@ -54,8 +60,8 @@ function slowImport(gatewayUrl: string, account: TestAccount, key: string, body:
     });
     request.on('error', reject);
   });
-  request.write(bytes.subarray(0, half));
-  return { finish: () => void request.end(bytes.subarray(half)), answer };
+  const firstHalfSent = new Promise<void>((resolve, reject) => request.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())));
+  return { firstHalfSent, finish: () => void request.end(bytes.subarray(half)), answer };
 }
 
 /**
@@ -72,7 +78,11 @@ describe('Idempotency-Key across two gateway replicas', () => {
     const rows = ndjsonText(Array.from({ length: 2_000 }, (_, index) => ({ user_id: `replica-${index}`, plan: 'pro' })));
 
     const running = slowImport(first, account, key, rows);
-    // The claim is taken before the body is read: the copy on the other replica finds it at once.
+    // The claim is taken before the body is read, as soon as the head has arrived. A copy sent before
+    // that would take the claim itself (and, without a body, be answered 400 by the import), so the
+    // copies wait until the first half is on the wire and the replica has had a moment to claim.
+    await running.firstHalfSent;
+    await new Promise((resolve) => setTimeout(resolve, 500));
     let concurrent: Answer | undefined;
     for (let attempt = 0; attempt < 50; attempt += 1) {
       concurrent = await keyed(second, account, 'POST', '/import/profiles', key);
