@@ -1,25 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { createClient } from '@clickhouse/client';
-import { loadConfig } from '@guidepost/platform-config';
-import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { eventStoreCases } from './clickhouse-event-store.spec-cases';
+import { serverClickHouse } from './clickhouse-targets.spec-cases';
 
 describe('ClickHouseEventStore over HTTP (GUIDEPOST_CLICKHOUSE_URL)', () => {
-  // The server the distributed shape uses, in a database of this run's own, reached as the services
-  // reach it: the database in the URL's path.
-  eventStoreCases(async () => {
-    const serverUrl = new URL(process.env['GUIDEPOST_CLICKHOUSE_URL'] ?? '');
-    const database = `guidepost_test_${randomUUID().replace(/-/g, '')}`;
-    const admin = createClient({ url: serverUrl });
-    await admin.command({ query: `CREATE DATABASE ${database}` });
-    const client = await createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: new URL(`/${database}`, serverUrl).toString() }));
-    return {
-      client,
-      release: async () => {
-        await client.close();
-        await admin.command({ query: `DROP DATABASE ${database}` });
-        await admin.close();
-      },
-    };
-  });
+  eventStoreCases(() => serverClickHouse());
 });
