@@ -118,7 +118,12 @@ async function startKafka(image: string): Promise<StartedServer> {
   await container.copyContentToContainer([
     { content: `PLAINTEXT://${brokers},BROKER://localhost:${KAFKA_BROKER_PORT}`, target: ADVERTISED_LISTENERS_FILE, mode: 0o644 },
   ]);
-  await untilKafkaServes(brokers, 180_000);
+  try {
+    await untilKafkaServes(brokers, 180_000);
+  } catch (error) {
+    // A broker that never serves says why only in its own log (seen once in CI, never reproduced).
+    throw new Error(`${String(error)}\nLast lines of the Kafka container's log:\n${await recentLog(container, 80)}`);
+  }
   return { container, environment: { GUIDEPOST_KAFKA_BROKERS: brokers } };
 }
 
@@ -138,6 +143,20 @@ async function untilKafkaServes(brokers: string, timeoutMs: number): Promise<voi
     } finally {
       await admin.disconnect();
     }
+  }
+}
+
+/** The container's last lines of output; the runtime's log stream follows, so it is read briefly and closed. */
+async function recentLog(container: StartedTestContainer, lines: number): Promise<string> {
+  try {
+    const stream = await container.logs({ tail: lines });
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer | string) => chunks.push(Buffer.from(chunk)));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    stream.destroy();
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (error) {
+    return `(the log could not be read: ${String(error)})`;
   }
 }
 
