@@ -5,6 +5,7 @@ import { ndjsonValues } from '@guidepost/platform-http';
 import type { TrackSettings } from '../config';
 import { atMost, failedFigure, ratioAtLeast, type Figure } from '../report';
 import { delay, settlesWithin } from '../support/clock';
+import { measureCaptureToQueryable } from './capture-to-queryable';
 import { BenchAccount, completedAttributes, downloadStream } from '../support/guidepost-client';
 import { stageOfShape, type Deployment, type Shape } from '../support/deployment';
 import { generateLoad, type LoadResult } from '../support/load-generator';
@@ -39,7 +40,8 @@ interface TrackRun {
  * Requests per second and latency of `POST /users/{u}/events` (each acknowledged only once durable)
  * beside a bare node:http server answering the same request, at each connection count, and the CPU
  * time every process of the deployment spent per acknowledged event over the measured runs; then
- * checks that every acknowledged event is in the store.
+ * capture to queryable at half of the best rate measured, and a check that every acknowledged event
+ * is in the store.
  */
 export async function measureTrack(deployment: Deployment, settings: TrackSettings): Promise<Figure[]> {
   const stage = stageOfShape(TRACK_STAGE, deployment.shape);
@@ -58,15 +60,31 @@ export async function measureTrack(deployment: Deployment, settings: TrackSettin
     // deployment catch up on work the acknowledged events left (sinks, consumers), which counts too.
     const cpuBefore = cpuNow(deployment.processes);
     let acknowledged = 0;
+    let capacityPerSecond = 0;
     for (const connections of settings.connections) {
       const userId = `bench-c${connections}`;
       const guidepost = await load(guidepostUrl(userId), connections, settings.durationSeconds);
       runs.push({ userId, result: guidepost });
       acknowledged += guidepost.succeeded;
+      capacityPerSecond = Math.max(capacityPerSecond, guidepost.succeeded / guidepost.durationSeconds);
       const baseline = await load(bareUrl(userId), connections, settings.durationSeconds);
       figures.push(throughputFigure(stage, deployment.shape, connections, guidepost, baseline));
     }
     figures.push(...cpuFigures(stage, deployment.shape, cpuSince(cpuBefore, deployment.processes), acknowledged));
+    try {
+      const capture = await measureCaptureToQueryable({
+        stage,
+        account,
+        capacityPerSecond,
+        durationSeconds: 2 * settings.durationSeconds,
+        backgroundBody: JSON.stringify(TRACK_BODY),
+        trackUrl: guidepostUrl,
+      });
+      figures.push(...capture.figures);
+      runs.push(capture.background);
+    } catch (error) {
+      figures.push(failedFigure(stage, 'capture to queryable', error));
+    }
   } finally {
     await bare.stop();
   }

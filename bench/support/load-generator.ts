@@ -6,6 +6,8 @@ export interface LoadSettings {
   readonly url: string;
   readonly connections: number;
   readonly durationSeconds: number;
+  /** Requests per second over all connections; unset, each connection sends as fast as it is answered. */
+  readonly overallRate?: number;
   readonly headers: Readonly<Record<string, string>>;
   /** Sent as the body of every POST; each `[<id>]` in it is replaced by a fresh id per request. */
   readonly body: string;
@@ -49,6 +51,7 @@ export async function generateLoad(settings: LoadSettings): Promise<LoadResult> 
       '--no-progress',
       '--connections', String(settings.connections),
       '--duration', String(settings.durationSeconds),
+      ...(settings.overallRate === undefined ? [] : ['--overallRate', String(settings.overallRate)]),
       '--method', 'POST',
       '--idReplacement',
       '--body', settings.body,
