@@ -47,10 +47,10 @@ const hasData = (series: readonly Series[]): boolean => series.some((one) => one
 
 /**
  * The dashboards and alerts proven on real metrics: a real Prometheus scrapes every process of a
- * distributed suite while it takes tracks (some filtered, some refused with a 4xx), an events import
- * and an export whose notification mail the mail server refuses for good (a dead letter). Then every
- * panel's query runs over the load as Grafana runs it, and every alert's expression as the rule
- * evaluator does: each panel returns data, and every metric a query names was scraped.
+ * distributed suite while it takes tracks (some filtered, some refused with a 4xx), an events import,
+ * an export whose notification mail the mail server refuses for good (a dead letter) and analytics
+ * queries. Then every panel's query runs over the load as Grafana runs it, and every alert's
+ * expression as the rule evaluator does: each panel returns data, and every metric a query names was scraped.
  */
 describe('the dashboards and alerts on a real Prometheus scraping the distributed suite', () => {
   let mail: TestMailServer;
@@ -106,7 +106,13 @@ describe('the dashboards and alerts on a real Prometheus scraping the distribute
   });
 });
 
-/** Tracks, filtered tracks, refused requests, an events import and an export whose mail is refused (a dead letter). */
+/** The analytics panels' requests: the top events, asked the way a client asks for them. */
+async function topEvents(account: TestAccount): Promise<void> {
+  const query = { metrics: ['events', 'users'], dimensions: ['name'], start_time: '2024-01-01T00:00:00Z', end_time: new Date().toISOString(), limit: 10 };
+  expect((await api(account, 'POST', '/analytics/query', { json: query })).status).toBe(200);
+}
+
+/** Tracks, filtered tracks, refused requests, an events import, an export whose mail is refused (a dead letter) and analytics queries. */
 async function driveLoad(suite: DistributedSuite, account: TestAccount): Promise<void> {
   const loadStartedAt = Date.now();
   const ingestion = suite.process('ingestion-0').url;
@@ -119,6 +125,7 @@ async function driveLoad(suite: DistributedSuite, account: TestAccount): Promise
     // Client mistakes, for the 4xx series: a route that does not exist and a body that is not JSON.
     expect((await api(account, 'GET', '/no-such-resource')).status).toBe(404);
     expect((await api(account, 'POST', userPath('u1', 'events'), { body: '{', headers: { 'Content-Type': 'application/json' } })).status).toBe(400);
+    await topEvents(account);
     // The rules reach the ingestion service's copy over Kafka: track the denied name until it is dropped.
     await eventually(async () => {
       const denied = await api(account, 'POST', userPath('u1', 'events'), { json: { name: DENIED_EVENT, timestamp: new Date().toISOString() } });
@@ -133,6 +140,9 @@ async function driveLoad(suite: DistributedSuite, account: TestAccount): Promise
       await api(account, 'POST', '/export/events', { json: { format: 'csv', conditions: [], start_time: '2024-01-01T00:00:00Z', email: 'ops@refusing.example' } }),
     );
     await completedJob(account, exported, 180_000);
+    // Analytics again, scrapes after the first query: a latency quantile needs its buckets to grow between scrapes.
+    await topEvents(account);
+    await topEvents(account);
     // Tracks go on until the load has lasted long enough for the rates.
     await delay(Math.max(0, loadStartedAt + MIN_LOAD_MS - Date.now()));
   } finally {

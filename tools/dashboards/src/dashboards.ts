@@ -1,6 +1,8 @@
 import { type DashboardDefinition, NOT_PROBES, quantile, ROLE } from './panels';
 
 const REQUESTS = 'guidepost_http_request_duration_seconds';
+/** The analytics routes, as every process that answers them labels them (the gateway and the ingestion service). */
+const ANALYTICS_ROUTES = 'route=~".*/analytics/.*"';
 /** The lag of each partition once, whichever replica of the group reported it last. */
 const LAG_PER_PARTITION = 'max by (group, topic, partition) (guidepost_bus_consumer_lag)';
 
@@ -158,6 +160,33 @@ const ingestion: DashboardDefinition = {
           legend: 'failures {{group}} {{class}}',
         },
         { expr: 'max by (topic, group) (guidepost_bus_consumer_waiting)', legend: 'waiting {{group}}' },
+      ],
+    },
+    {
+      title: 'Messaging rows pruned per second by service and table',
+      description:
+        'Outbox messages, handled message ids and replayed dead letters deleted once past the deduplication window; flat at zero for a day while messages flow means the prune fails (logged as a warning).',
+      unit: 'short',
+      queries: [{ expr: 'sum by (service, table) (rate(guidepost_messaging_rows_pruned_total[$__rate_interval]))', legend: '{{service}} {{table}}' }],
+    },
+    {
+      title: 'Analytics requests per second by service, route and status',
+      description: 'Analytics queries and analytics exports, by the process that answered them (the gateway, then the ingestion service); 429 means an account ran more queries at once than its concurrency limit.',
+      unit: 'reqps',
+      queries: [
+        {
+          expr: `sum by (${ROLE}, route, status_code) (rate(${REQUESTS}_count{${ANALYTICS_ROUTES}}[$__rate_interval]))`,
+          legend: `{{${ROLE}}} {{route}} {{status_code}}`,
+        },
+      ],
+    },
+    {
+      title: 'Analytics latency (p50, p95) by service and route',
+      description: 'Time to answer an analytics query (bounded by GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS) or to accept an analytics export.',
+      unit: 's',
+      queries: [
+        { expr: quantile(0.5, `${REQUESTS}_bucket`, [ROLE, 'route'], ANALYTICS_ROUTES), legend: `p50 {{${ROLE}}} {{route}}` },
+        { expr: quantile(0.95, `${REQUESTS}_bucket`, [ROLE, 'route'], ANALYTICS_ROUTES), legend: `p95 {{${ROLE}}} {{route}}` },
       ],
     },
   ],

@@ -66,6 +66,8 @@ export class MessagingRetention implements OnApplicationBootstrap, OnApplication
       help: 'Rows deleted from a service schema\'s messaging tables once older than the deduplication window, by service and table',
       labelNames: ['service', 'table'],
     });
+    // Series from the start, at zero: a dashboard or alert then sees "nothing pruned yet", not "no data".
+    for (const table of Object.keys(HISTORY) as PrunedTable[]) this.pruned?.inc({ service: schema, table }, 0);
     this.task = new PeriodicTask({
       intervalMs: settings.intervalMs,
       run: () => this.prune(),
