@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { TextDecoder } from 'node:util';
+import { Utf8Chunks } from '@guidepost/platform-http';
 import { UnreadableFile } from '../domain/unreadable-file';
 
 /** Blank bytes (and a UTF-8 byte order mark) that an upload may hold without holding a row. */
@@ -40,22 +40,17 @@ function isBlank(chunk: Buffer): boolean {
 
 /**
  * Fails with 400 naming where the bytes are when the upload is not UTF-8 text. Read once before any
- * row is imported, so that a file that is not text fails as a whole instead of halfway through.
+ * row is imported, so that a file that is not text fails as a whole instead of halfway through; the
+ * bytes are checked without being decoded, so this pass costs little beside the reading that follows.
  */
 export async function assertUtf8(upload: Readable): Promise<void> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const utf8 = new Utf8Chunks();
   let offset = 0;
   for await (const chunk of upload as AsyncIterable<Buffer>) {
-    try {
-      decoder.decode(chunk, { stream: true });
-    } catch {
+    if (!utf8.check(chunk)) {
       throw new UnreadableFile(`the file is not UTF-8 text (an invalid byte sequence in bytes ${offset + 1} to ${offset + chunk.length})`);
     }
     offset += chunk.length;
   }
-  try {
-    decoder.decode();
-  } catch {
-    throw new UnreadableFile('the file is not UTF-8 text (it ends in the middle of a character)');
-  }
+  if (utf8.endsInsideCharacter()) throw new UnreadableFile('the file is not UTF-8 text (it ends in the middle of a character)');
 }

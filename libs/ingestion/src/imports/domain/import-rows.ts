@@ -8,7 +8,7 @@ import {
   textFieldProblem,
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
-import { type Checked, compileCheck, csvColumnsOf, type CsvRow, typedCsvCell } from '@guidepost/platform-http';
+import { type Checked, compileCheck, csvCellTyper, csvColumnsOf, type CsvRow, setOwnField } from '@guidepost/platform-http';
 import { instantOf } from '../../events/domain/instant';
 import { unstorableInstantReason } from '../../events/domain/storable-event';
 import type { RowProblem } from './row-failure';
@@ -39,6 +39,7 @@ export interface ImportOrigin {
 }
 
 type Fields = Record<string, unknown>;
+type CsvCellTyper = ReturnType<typeof csvCellTyper>;
 
 const NOT_AN_OBJECT: RowProblem = { field: null, reason: 'must be a JSON object' };
 
@@ -76,24 +77,25 @@ function profileRows(ids: readonly [string, string], check: (value: unknown) => 
         throw new DomainError('invalid_request', `line ${header.line}: the header has no ${id} or ${alias} column`);
       }
       const isId = columns.map((column) => ids.includes(column));
-      return (cells, line) => mapped(typedCsvFields(columns, isId, cells), line);
+      const typers = columns.map(csvCellTyper);
+      return (cells, line) => mapped(typedCsvFields(columns, typers, isId, cells), line);
     },
   };
 }
 
 function withoutKeys(fields: Fields, keys: readonly string[]): Fields {
   const rest: Fields = {};
-  for (const key of Object.keys(fields)) if (!keys.includes(key)) setOwn(rest, key, fields[key]);
+  for (const key of Object.keys(fields)) if (!keys.includes(key)) setOwnField(rest, key, fields[key]);
   return rest;
 }
 
 /** A CSV row as the fields of an NDJSON row: cells typed by the shared rule, empty id cells absent. */
-function typedCsvFields(columns: readonly string[], isId: readonly boolean[], cells: readonly string[]): Fields {
+function typedCsvFields(columns: readonly string[], typers: readonly CsvCellTyper[], isId: readonly boolean[], cells: readonly string[]): Fields {
   const fields: Fields = {};
   for (let index = 0; index < columns.length; index += 1) {
-    const value = typedCsvCell(columns[index], cells[index]);
+    const value = typers[index](cells[index]);
     if (value === undefined || (value === '' && isId[index])) continue;
-    setOwn(fields, columns[index], value);
+    setOwnField(fields, columns[index], value);
   }
   return fields;
 }
@@ -210,6 +212,7 @@ interface EventColumn {
   readonly attribute?: string;
   readonly isContextUrl: boolean;
   readonly isId: boolean;
+  readonly typed: CsvCellTyper;
 }
 
 function eventColumnOf(column: string): EventColumn {
@@ -218,6 +221,7 @@ function eventColumnOf(column: string): EventColumn {
     ...(column.startsWith(ATTRIBUTE_COLUMN) ? { attribute: column.slice(ATTRIBUTE_COLUMN.length) } : {}),
     isContextUrl: column === CONTEXT_URL_COLUMN,
     isId: EVENT_IDS.includes(column),
+    typed: csvCellTyper(column),
   };
 }
 
@@ -230,16 +234,16 @@ function csvEventFields(plan: readonly EventColumn[], cells: readonly string[]):
   const fields: Fields = {};
   let attributes: Fields | undefined;
   for (let index = 0; index < plan.length; index += 1) {
-    const { column, attribute, isContextUrl, isId } = plan[index];
+    const { column, attribute, isContextUrl, isId, typed } = plan[index];
     const cell = cells[index];
     if (isContextUrl) {
       if (cell !== '') fields['context'] = { url: cell };
       continue;
     }
-    const value = typedCsvCell(column, cell);
+    const value = typed(cell);
     if (value === undefined || (value === '' && isId)) continue;
-    if (attribute === undefined) setOwn(fields, column, value);
-    else setOwn((attributes ??= {}), attribute, value);
+    if (attribute === undefined) setOwnField(fields, column, value);
+    else setOwnField((attributes ??= {}), attribute, value);
   }
   if (attributes !== undefined) fields['attributes'] = attributes;
   return fields;
@@ -275,8 +279,3 @@ function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `target[key] = value`, except that a key named `__proto__` becomes a property instead of a prototype. */
-function setOwn(target: Fields, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}

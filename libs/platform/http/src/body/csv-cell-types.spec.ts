@@ -1,4 +1,4 @@
-import { csvColumnsOf, typedCsvCell, typedCsvRecord } from './csv-cell-types';
+import { csvColumnsOf, csvRecordTyper, typedCsvCell, typedCsvRecord } from './csv-cell-types';
 
 describe('typedCsvCell', () => {
   it.each([
@@ -24,6 +24,13 @@ describe('typedCsvCell', () => {
     expect(typedCsvCell('beta', 'TRUE')).toBe('TRUE');
     expect(typedCsvCell('beta', 'yes')).toBe('yes');
   });
+
+  it.each(['t', 'tru', 'trueish', 'f', 'fals', 'falsehood', '-', '--1', '-x', '9 lives'])(
+    'keeps %j, which starts like a boolean or a number but is neither, as text',
+    (cell) => {
+      expect(typedCsvCell('note', cell)).toBe(cell);
+    },
+  );
 
   it('treats an empty cell as absent', () => {
     expect(typedCsvCell('plan', '')).toBeUndefined();
@@ -54,6 +61,24 @@ describe('typedCsvRecord', () => {
     const record = typedCsvRecord(['__proto__'], ['x']);
     expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
     expect(Object.keys(record)).toEqual(['__proto__']);
+  });
+});
+
+describe('csvRecordTyper', () => {
+  it('types every row under a header as typedCsvRecord does, rows with empty cells included', () => {
+    const columns = ['user_id', 'plan', 'seats', 'beta', 'note'];
+    const typed = csvRecordTyper(columns);
+    const rows = [
+      ['007', 'pro', '12', 'true', 'Zoë, ""hi""'],
+      ['', '', '', '', ''],
+      ['8', '3.5', '-0', 'false', 'true story'],
+    ];
+    expect(rows.map(typed)).toEqual(rows.map((cells) => typedCsvRecord(columns, cells)));
+    expect(rows.map(typed)).toEqual([
+      { user_id: '007', plan: 'pro', seats: 12, beta: true, note: 'Zoë, ""hi""' },
+      { user_id: '' },
+      { user_id: '8', plan: 3.5, seats: -0, beta: false, note: 'true story' },
+    ]);
   });
 });
 

@@ -22,15 +22,38 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
  * - anything else stays text.
  */
 export function typedCsvCell(column: string, cell: string): unknown {
-  if (CSV_TEXT_COLUMNS.has(column)) return cell;
-  if (cell === '') return undefined;
-  if (cell === 'true') return true;
-  if (cell === 'false') return false;
-  if (JSON_NUMBER.test(cell)) {
-    const number = Number(cell);
-    if (Number.isFinite(number)) return number;
-  }
+  return csvCellTyper(column)(cell);
+}
+
+/** `typedCsvCell` for the cells of one column: decided once per column rather than once per cell. */
+export function csvCellTyper(column: string): (cell: string) => unknown {
+  return CSV_TEXT_COLUMNS.has(column) ? keptAsText : typedCsvValue;
+}
+
+function keptAsText(cell: string): string {
   return cell;
+}
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const MINUS = 0x2d;
+const LETTER_F = 0x66;
+const LETTER_T = 0x74;
+
+/**
+ * A cell outside the text columns, typed. The first character decides which test the cell needs at
+ * all: most cells are text or short numbers, and only a cell that may be a number meets the regular
+ * expression and `Number`.
+ */
+function typedCsvValue(cell: string): unknown {
+  if (cell.length === 0) return undefined;
+  const first = cell.charCodeAt(0);
+  if (first === LETTER_T) return cell === 'true' ? true : cell;
+  if (first === LETTER_F) return cell === 'false' ? false : cell;
+  if (first !== MINUS && (first < DIGIT_0 || first > DIGIT_9)) return cell;
+  if (!JSON_NUMBER.test(cell)) return cell;
+  const number = Number(cell);
+  return Number.isFinite(number) ? number : cell;
 }
 
 /**
@@ -38,9 +61,29 @@ export function typedCsvCell(column: string, cell: string): unknown {
  * (absent cells leave their key out). The caller checks beforehand that the row has one cell per column.
  */
 export function typedCsvRecord(columns: readonly string[], cells: readonly string[]): Record<string, unknown> {
-  // `fromEntries` defines own properties, so a column named `__proto__` is data, not a prototype.
-  const entries = columns.map((column, index) => [column, typedCsvCell(column, cells[index])] as const);
-  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+  return csvRecordTyper(columns)(cells);
+}
+
+/** `typedCsvRecord` for the rows under one header: how each column is typed is decided once, not once per row. */
+export function csvRecordTyper(columns: readonly string[]): (cells: readonly string[]) => Record<string, unknown> {
+  const typers = columns.map(csvCellTyper);
+  return (cells) => {
+    const record: Record<string, unknown> = {};
+    for (let index = 0; index < columns.length; index += 1) {
+      const value = typers[index](cells[index]);
+      if (value !== undefined) setOwnField(record, columns[index], value);
+    }
+    return record;
+  };
+}
+
+/**
+ * `record[key] = value`, except that a key named `__proto__` becomes a property of its own instead of
+ * the prototype (a column or field of that name is data).
+ */
+export function setOwnField(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
 }
 
 /**

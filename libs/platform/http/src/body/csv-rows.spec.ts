@@ -20,6 +20,29 @@ describe('csvRows', () => {
     ]);
   });
 
+  it('trims only the blanks around a cell (tabs, CR, no-break spaces), keeping blank and empty cells in place', async () => {
+    expect(await rowsOf(streamOf('a,b,c,d\n,,,\n \t, x y ,\u00a0z\u00a0,\u00e9 \r\n\u3000w\u3000,,"q" ,\u00e9\u00e9\n'))).toEqual([
+      { line: 1, cells: ['a', 'b', 'c', 'd'] },
+      { line: 2, cells: ['', '', '', ''] },
+      { line: 3, cells: ['', 'x y', 'z', '\u00e9'] },
+      { line: 4, cells: ['w', '', 'q', '\u00e9\u00e9'] },
+    ]);
+  });
+
+  it('reads BOM, CRLF, quoted and blank cells and multi-byte characters alike whatever the chunking', async () => {
+    const document = Buffer.from('\uFEFFid,note,n\r\n1,"a, ""b""",\r\n2,,Zoë😀\r\n\r\n3, € ,"x\r\ny"\r\n');
+    const expected = [
+      { line: 1, cells: ['id', 'note', 'n'] },
+      { line: 2, cells: ['1', 'a, "b"', ''] },
+      { line: 3, cells: ['2', '', 'Zoë😀'] },
+      { line: 5, cells: ['3', '€', 'x\r\ny'] },
+    ];
+    expect(await rowsOf(streamOf(document))).toEqual(expected);
+    for (let cut = 1; cut < document.length; cut += 1) {
+      expect(await rowsOf(streamOf(document.subarray(0, cut), document.subarray(cut)))).toEqual(expected);
+    }
+  });
+
   it('keeps quoted line breaks, commas and quotes, counting lines correctly after them', async () => {
     expect(await rowsOf(streamOf('a,"multi\nline, ""quoted"""\nb,c\n'))).toEqual([
       { line: 1, cells: ['a', 'multi\nline, "quoted"'] },

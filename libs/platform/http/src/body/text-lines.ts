@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import { TextDecoder } from 'node:util';
 import { DomainError } from '@guidepost/platform-errors';
 import { describeSize } from '../errors/size-limit';
 import { chunksOf } from './byte-limit';
+import { Utf8Chunks } from './utf8-chunks';
 
 /**
  * The longest single record (NDJSON line or CSV row) a reader holds in memory. Records are read one
@@ -77,33 +77,25 @@ const NOT_UTF8 = 'is not UTF-8 text (an invalid byte sequence)';
  * then names the line they are on.
  */
 async function* parsedBatches<R extends object>(stream: Readable, parser: RecordParser<R>, tolerant: boolean): AsyncGenerator<(R | RecordFailure)[]> {
-  // TextDecoder decodes (and validates) faster than StringDecoder, and drops a leading BOM itself.
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const utf8 = new Utf8Chunks();
   let offset = 0;
-  // The bytes of a character the last chunk ended in the middle of (which the decoder holds back).
-  let unfinished: Buffer = EMPTY;
   for await (const chunk of chunksOf(stream)) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    let text: string;
-    try {
-      text = decoder.decode(bytes, { stream: true });
-    } catch {
+    const text = utf8.decode(bytes);
+    if (text === undefined) {
       if (tolerant) throw notUtf8(`bytes ${offset + 1} to ${offset + bytes.length}`);
       const before: (R | RecordFailure)[] = [];
-      parser.push(textBeforeInvalidBytes(Buffer.concat([unfinished, bytes]), offset === 0), before);
+      parser.push(utf8.textBeforeInvalidBytes(bytes), before);
       if (before.length > 0) yield before;
       throw new DomainError('invalid_request', `line ${parser.lineAtEnd()}: ${NOT_UTF8}`);
     }
-    if (!tolerant) unfinished = unfinishedCharacter(unfinished, bytes);
     offset += bytes.length;
     if (text.length === 0) continue;
     const batch: (R | RecordFailure)[] = [];
     parser.push(text, batch);
     if (batch.length > 0) yield batch;
   }
-  try {
-    decoder.decode();
-  } catch {
+  if (utf8.endsInsideCharacter()) {
     if (tolerant) throw notUtf8('its last bytes');
     throw new DomainError('invalid_request', `line ${parser.lineAtEnd()}: is not UTF-8 text (it ends in the middle of a character)`);
   }
@@ -114,52 +106,4 @@ async function* parsedBatches<R extends object>(stream: Readable, parser: Record
 
 function notUtf8(where: string): DomainError {
   return new DomainError('invalid_request', `body: is not UTF-8 text (an invalid byte sequence in ${where})`);
-}
-
-const EMPTY = Buffer.alloc(0);
-
-/** Bytes in a UTF-8 sequence by its first byte (0 for a byte that cannot start one). */
-function sequenceLength(lead: number): number {
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 0;
-}
-
-/**
- * The trailing bytes of a character still incomplete after `bytes` (the stream up to here being
- * valid UTF-8): at most three, and only looked for at the end, so this costs nothing per chunk.
- */
-function unfinishedCharacter(previous: Buffer, bytes: Buffer): Buffer {
-  // A character is at most four bytes long, so a chunk of four or more holds its own last lead byte.
-  const tail = bytes.length >= 4 ? bytes : Buffer.concat([previous, bytes]);
-  let lead = tail.length - 1;
-  while (lead > 0 && lead > tail.length - 4 && (tail[lead] & 0xc0) === 0x80) lead -= 1;
-  if (lead < 0) return EMPTY;
-  return tail.length - lead < sequenceLength(tail[lead]) ? Buffer.from(tail.subarray(lead)) : EMPTY;
-}
-
-/** The text of the valid UTF-8 that `bytes` starts with (only called once the decoder found a bad sequence). */
-function textBeforeInvalidBytes(bytes: Buffer, atStart: boolean): string {
-  let at = 0;
-  while (at < bytes.length) {
-    const length = sequenceLength(bytes[at]);
-    if (length === 0 || at + length > bytes.length || !validSequence(bytes, at, length)) break;
-    at += length;
-  }
-  const text = bytes.toString('utf8', 0, at);
-  return atStart && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** Whether the `length` bytes at `at` are one well-formed UTF-8 character (no overlong forms, no surrogates). */
-function validSequence(bytes: Buffer, at: number, length: number): boolean {
-  for (let next = at + 1; next < at + length; next += 1) if ((bytes[next] & 0xc0) !== 0x80) return false;
-  const lead = bytes[at];
-  const second = bytes[at + 1];
-  if (lead === 0xe0) return second >= 0xa0;
-  if (lead === 0xed) return second <= 0x9f;
-  if (lead === 0xf0) return second >= 0x90;
-  if (lead === 0xf4) return second <= 0x8f;
-  return true;
 }
