@@ -1,26 +1,32 @@
-import { Controller, Get, Module, Param, type Type } from '@nestjs/common';
+import { Controller, Get, Logger, Module, Param, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { DataSource } from 'typeorm';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
 import { MetricsRegistry, ObservabilityModule, ReadinessProbe, useStructuredLogger } from './index';
-import { REDACTED_PATHS } from './logging/logger-params';
+import { REDACTED_PATHS, rootLoggerOf } from './logging/logger-params';
 
 const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent' });
 
+/** What Fastify's request loggers (children of the logger the adapter is given) write. */
+const requestLines: Record<string, unknown>[] = [];
+const requestLogger = pino({ level: 'info' }, { write: (line: string) => void requestLines.push(JSON.parse(line) as Record<string, unknown>) });
+
 @Controller('things')
 class ThingsController {
+  private readonly logger = new Logger('Things');
+
   @Get(':id')
   thing(@Param('id') id: string): { id: string } {
+    this.logger.log(`looked up ${id}`);
     return { id };
   }
 }
 
 async function start(module: Type<unknown>): Promise<{ app: NestFastifyApplication; base: string }> {
-  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(fastifyAdapterOptions(config)), {
+  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(fastifyAdapterOptions(config, requestLogger)), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -73,8 +79,8 @@ describe('observability', () => {
     });
 
     it('logs one line per request with its request id; probes only at debug', async () => {
-      const info = jest.spyOn(PinoLogger.root, 'info');
-      const debug = jest.spyOn(PinoLogger.root, 'debug');
+      const info = jest.spyOn(rootLoggerOf(config), 'info');
+      const debug = jest.spyOn(rootLoggerOf(config), 'debug');
       await fetch(`${base}/things/a1`, { headers: { 'x-request-id': 'trace-7' } });
       await fetch(`${base}/no/such/path`);
       await fetch(`${base}/health/live`);
@@ -87,6 +93,11 @@ describe('observability', () => {
       expect(debug.mock.calls.map(([line]) => line)).toContainEqual(expect.objectContaining({ url: '/health/live' }));
       info.mockRestore();
       debug.mockRestore();
+    });
+
+    it("gives lines logged while a request is handled that request's id", async () => {
+      await fetch(`${base}/things/c3`, { headers: { 'x-request-id': 'trace-8' } });
+      expect(requestLines).toContainEqual(expect.objectContaining({ reqId: 'trace-8', context: 'Things', msg: 'looked up c3' }));
     });
 
     it('lets other modules register their own metrics', () => {

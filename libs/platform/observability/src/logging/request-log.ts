@@ -1,8 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PinoLogger } from 'nestjs-pino';
 import type { Level } from 'pino';
+import { AppConfig } from '@guidepost/platform-config';
+import { rootLoggerOf } from './logger-params';
 
 /** Probe endpoints, polled every few seconds: their successes are logged at debug, not info. */
 const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
@@ -14,11 +15,13 @@ const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
  */
 @Injectable()
 export class RequestLog implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
-    // Set by nestjs-pino when its middleware is configured, which Nest does before any onModuleInit.
-    const logger = PinoLogger.root;
+    const logger = rootLoggerOf(this.config);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       logger[levelOf(request.url, reply.statusCode)](
