@@ -2,19 +2,24 @@ import { Global, Module } from '@nestjs/common';
 import { ClickHouseClient } from '@clickhouse/client';
 import { JobRegistryClient } from '@guidepost/contracts-http';
 import { ClickHouseModule } from '@guidepost/platform-clickhouse';
-import { ServiceDatabaseModule } from '@guidepost/platform-database';
+import { MessageBus } from '@guidepost/platform-bus';
+import { AppConfig } from '@guidepost/platform-config';
+import { ServiceDatabaseModule, type UnitOfWork, unitOfWorkToken } from '@guidepost/platform-database';
 import { AnalyticsExportConsumer } from './analytics/api/analytics-export.consumer';
 import { AnalyticsController } from './analytics/api/analytics.controller';
 import { AnalyticsExports } from './analytics/application/analytics-exports.service';
 import { AnalyticsQueries } from './analytics/application/analytics-queries.service';
 import { AnalyticsStore } from './analytics/application/analytics-store.port';
 import { ClickHouseAnalyticsStore } from './analytics/data-access/clickhouse-analytics-store';
-import { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';
+import { INGESTION_DATABASE, INGESTION_EVENT_STORE, INGESTION_SCHEMA } from './data-access/ingestion-database';
 import { EventSinkConsumer } from './events/api/event-sink.consumer';
 import { UserEventsController } from './events/api/user-events.controller';
+import { AcceptedEventsLog } from './events/application/accepted-events-log.port';
 import { EventIntake } from './events/application/event-intake.service';
 import { EventStore } from './events/application/event-store.port';
 import { ClickHouseEventStore } from './events/data-access/clickhouse-event-store.adapter';
+import { KafkaAcceptedEvents } from './events/data-access/kafka-accepted-events';
+import { OutboxAcceptedEvents } from './events/data-access/outbox-accepted-events';
 import { EventTracking } from './events/application/event-tracking.service';
 import { EventExportConsumer } from './exports/api/event-export.consumer';
 import { EventExportController } from './exports/api/event-export.controller';
@@ -62,7 +67,13 @@ import { JobRepository } from './jobs/data-access/job.repository';
     FilteringRules,
     FilteringRulesCopyConsumer,
     FilteredItems,
-    // Track (group commit into the outbox) and bulk export.
+    // Track (group commit into the outbox, or straight to Kafka when the bus is Kafka) and bulk export.
+    {
+      provide: AcceptedEventsLog,
+      inject: [AppConfig, MessageBus, unitOfWorkToken(INGESTION_SCHEMA)],
+      useFactory: (config: AppConfig, bus: MessageBus, unitOfWork: UnitOfWork) =>
+        config.kafkaBrokers === undefined ? new OutboxAcceptedEvents(unitOfWork) : new KafkaAcceptedEvents(bus),
+    },
     EventIntake,
     EventTracking,
     EventExportService,

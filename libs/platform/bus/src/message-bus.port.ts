@@ -35,9 +35,11 @@ export interface BatchSubscription<T extends Topic> extends SubscriptionBase<T> 
 export type Subscription<T extends Topic> = SingleMessageSubscription<T> | BatchSubscription<T>;
 
 /**
- * The bus port. Producers never call `publish` directly: they append to their outbox inside their
- * own transaction and the outbox relay publishes (see platform-database). Adapters: in-process for the
- * standalone shape, Kafka for the distributed one.
+ * The bus port. Producers append to their outbox inside their own transaction and the outbox relay
+ * publishes (see platform-database). The one exception is track in the distributed shape, which has no
+ * state of its own to commit with the message: Kafka, a durable log, is where it is kept, and the
+ * request is answered once `publish` resolved (the ingestion service's `KafkaAcceptedEvents`).
+ * Adapters: in-process for the standalone shape, Kafka for the distributed one.
  */
 export abstract class MessageBus {
   /** Resolves once every message is durable on the bus (in process: once every subscriber handled it). */

@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { EventsAccepted, type RecordedEvent } from '@guidepost/contracts-events';
-import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
+import type { RecordedEvent } from '@guidepost/contracts-events';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { Counter } from 'prom-client';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { AcceptedEventsLog, type AccountEvents } from './accepted-events-log.port';
 import { eventsAcceptedCounter } from './events-accepted';
 import { type BatchLimits, GroupCommit } from './group-commit';
 
@@ -20,10 +18,11 @@ interface AcceptedEvent {
 }
 
 /**
- * Makes tracked events durable: an event counts as accepted once the ingestion outbox holds it
- * (the relay then hands it to the event sink). Events are written by group commit: while one
- * transaction is in flight the next events wait and are then written together, one `EventsAccepted`
- * message per account, so that the transaction cost of the hot path is shared by many requests.
+ * Makes tracked events durable: an event counts as accepted once the `AcceptedEventsLog` holds it (the
+ * outbox in the standalone shape, Kafka in the distributed one). Events are written by group commit:
+ * while one append is in flight the next events wait and are then written together, one
+ * `EventsAccepted` message per account, so that the cost of the hot path's durable write (a
+ * transaction, a produce request) is shared by many requests.
  */
 @Injectable()
 export class EventIntake implements BeforeApplicationShutdown {
@@ -33,7 +32,7 @@ export class EventIntake implements BeforeApplicationShutdown {
   private readonly accepted: Counter<'intake'>;
 
   constructor(
-    @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly log: AcceptedEventsLog,
     metrics: MetricsRegistry,
   ) {
     this.accepted = eventsAcceptedCounter(metrics);
@@ -44,37 +43,31 @@ export class EventIntake implements BeforeApplicationShutdown {
     return this.commits.submit({ accountId, event }, approximateBytes(event));
   }
 
-  /** Requests already waiting get their answer before the database goes away. */
+  /** Requests already waiting get their answer before the database or the producer goes away. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.commits.drained();
   }
 
   private async commit(events: AcceptedEvent[]): Promise<void> {
     try {
-      await this.unitOfWork.run((tx) => {
-        for (const [accountId, ofAccount] of byAccount(events)) {
-          // Keyed by batch: events carry their own timestamps, so batches need no order between them.
-          tx.emit(EventsAccepted, randomUUID(), { accountId, events: ofAccount });
-        }
-        return Promise.resolve();
-      });
+      await this.log.append(byAccount(events));
       this.accepted.inc({ intake: 'track' }, events.length);
     } catch (error) {
-      // Every waiting request fails with this error: a 500, which clients retry (nothing was stored).
+      // Every waiting request fails with this error: a 503 when the store is down or slow, else a 500; clients retry either.
       this.logger.error(`${events.length} tracked event(s) could not be committed: ${String(error)}`);
       throw error;
     }
   }
 }
 
-function byAccount(events: readonly AcceptedEvent[]): Map<string, RecordedEvent[]> {
+function byAccount(events: readonly AcceptedEvent[]): AccountEvents[] {
   const grouped = new Map<string, RecordedEvent[]>();
   for (const { accountId, event } of events) {
     const ofAccount = grouped.get(accountId);
     if (ofAccount) ofAccount.push(event);
     else grouped.set(accountId, [event]);
   }
-  return grouped;
+  return [...grouped].map(([accountId, ofAccount]) => ({ accountId, events: ofAccount }));
 }
 
 /** Size of the event in the message, near enough for a batch limit (UTF-16 units of its JSON). */
