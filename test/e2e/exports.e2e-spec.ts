@@ -88,7 +88,7 @@ describe('JSON export', () => {
     expect(byUserThenTimestamp(lines)).toEqual(sortedExports(MARCH));
   });
 
-  it('writes the events in chronological order', async () => {
+  it("writes the events by user, each user's in chronological order (the event store's own order)", async () => {
     expect(await exportJson({ conditions: [] })).toEqual(MARCH.map(exported));
   });
 

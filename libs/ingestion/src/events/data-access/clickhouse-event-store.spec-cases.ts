@@ -104,8 +104,8 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
   it('applies each migration once', async () => {
     await migrateClickHouse(client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
-    const result = await client.query({ query: "SELECT version, name FROM schema_migrations FINAL WHERE service = 'ingestion'", format: 'JSONEachRow' });
-    expect(await result.json()).toEqual([{ version: 1, name: 'create events' }]);
+    const result = await client.query({ query: "SELECT version, name FROM schema_migrations FINAL WHERE service = 'ingestion' ORDER BY version", format: 'JSONEachRow' });
+    expect(await result.json()).toEqual(EVENT_STORE_MIGRATIONS.map(({ version, name }) => ({ version, name })));
   });
 
   it('returns a replayed batch once, in history and in exports', async () => {
@@ -137,8 +137,9 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     expect((await history(330, 2)).map((e) => e.timestamp)).toEqual(['2024-05-02T05:30:00.000+05:30', '2024-05-02T05:15:00.000+05:30']);
   });
 
-  it('exports NDJSON in time order, user_id null for group events, within the range and as of the request', async () => {
+  it("exports NDJSON in the table's order (by user, then time), user_id null for group events, within the range and as of the request", async () => {
     await insert([
+      event({ name: 'other user, earliest', userId: 'u2', timestamp: '2024-05-01T00:00:00.000Z' }),
       event({ name: 'late', timestamp: '2024-05-03T00:00:00.000Z', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } }),
       event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-02T00:00:00.000Z' }),
       event({ name: 'before range', timestamp: '2023-12-31T23:59:59.999Z' }),
@@ -149,6 +150,7 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     expect(lines).toEqual([
       { name: 'group', timestamp: '2024-05-02T01:00:00.000+01:00', user_id: null, attributes: {} },
       { name: 'late', timestamp: '2024-05-03T01:00:00.000+01:00', user_id: 'u1', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } },
+      { name: 'other user, earliest', timestamp: '2024-05-01T01:00:00.000+01:00', user_id: 'u2', attributes: {} },
     ]);
   });
 
@@ -167,7 +169,7 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
   it('exports CSV with the sorted union of attribute keys of the exported events, quoted only where needed', async () => {
     await insert([
-      event({ name: 'skipped', timestamp: '2024-05-01T00:00:00.000Z', attributes: { only_in_skipped: 1 } }),
+      event({ name: 'skipped', userId: '', groupId: 'g0', timestamp: '2024-05-01T00:00:00.000Z', attributes: { only_in_skipped: 1 } }),
       event({ name: 'a,b', timestamp: '2024-05-02T00:00:00.000Z', attributes: { zeta: 'say "hi"', alpha: 'x' } }),
       event({ name: 'plain', timestamp: '2024-05-03T00:00:00.000Z', attributes: { 'we,ird': { o: [1] }, alpha: null, n: 2.5, yes: true } }),
       event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-04T00:00:00.000Z', attributes: { alpha: 'two\nlines' } }),
@@ -179,9 +181,9 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     expect(count).toBe(3);
     expect(text).toBe(
       'name,timestamp,user_id,attributes.alpha,attributes.n,"attributes.we,ird",attributes.yes,attributes.zeta\r\n' +
+        'group,2024-05-04T00:00:00.000Z,,"two\nlines",,,,\r\n' +
         '"a,b",2024-05-02T00:00:00.000Z,u1,x,,,,"say ""hi"""\r\n' +
-        'plain,2024-05-03T00:00:00.000Z,u1,,2.5,"{""o"":[1]}",true,\r\n' +
-        'group,2024-05-04T00:00:00.000Z,,"two\nlines",,,,\r\n',
+        'plain,2024-05-03T00:00:00.000Z,u1,,2.5,"{""o"":[1]}",true,\r\n',
     );
   });
 
@@ -218,18 +220,18 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
       expect(await selected([['flow_id', '==', '1']])).toEqual(['text one']);
       expect(await selected([['flow_id', '==', 1]])).toEqual(['number one']);
       expect(await selected([['ok', 'in', [true, 'x']]])).toEqual(['null flow']);
-      expect(await selected([['flow_id', '!=', 1]])).toEqual(['text one', 'null flow', 'svc:profile_update']);
+      expect(await selected([['flow_id', '!=', 1]])).toEqual(['svc:profile_update', 'text one', 'null flow']);
     });
 
     it('matches like patterns on attribute text and columns, case-insensitively with ilike', async () => {
       expect(await selected([['plan', 'like', 'Pro%']])).toEqual(['text one']);
       expect(await selected([['plan', 'ilike', 'pro%']])).toEqual(['text one']);
-      expect(await selected([['plan', 'not like', 'Pro%']])).toEqual(['number one', 'null flow', 'svc:profile_update']);
+      expect(await selected([['plan', 'not like', 'Pro%']])).toEqual(['svc:profile_update', 'number one', 'null flow']);
       expect(await selected([['name', 'like', 'svc:%']])).toEqual(['svc:profile_update']);
     });
 
     it('takes null attributes to be JSON null or absent, and null ids to be empty', async () => {
-      expect(await selected([['flow_id', 'is null']])).toEqual(['null flow', 'svc:profile_update']);
+      expect(await selected([['flow_id', 'is null']])).toEqual(['svc:profile_update', 'null flow']);
       expect(await selected([['flow_id', 'is not null']])).toEqual(['text one', 'number one']);
       expect(await selected([['user_id', 'is null']])).toEqual(['svc:profile_update']);
       expect(await selected([['group_id', 'is not null']])).toEqual(['svc:profile_update']);
@@ -237,8 +239,8 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
     it('combines conditions, and compares timestamps as instants', async () => {
       expect(await selected([['or', ['name', '==', 'text one'], ['and', ['ok', 'is not null'], ['user_id', 'not in', ['u1']]]]])).toEqual([
-        'text one',
         'svc:profile_update',
+        'text one',
       ]);
       expect(await selected([['timestamp', '==', '2024-05-01T20:00:00-04:00']])).toEqual(['number one']);
       expect(await selected([['name', 'in', ['null flow']], ['flow_id', 'is null']])).toEqual(['null flow']);
