@@ -31,6 +31,12 @@ describe('analyticsStatement', () => {
     expect(statement.sql).toContain('GROUP BY d0, d1 ORDER BY d1 ASC, m0 DESC, d0 ASC');
   });
 
+  it('groups flows by the flow_id column the insert fills, and counts users on their stored keys', () => {
+    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['flow_id', 'attributes.flow_id'] }), 1);
+    expect(statement.sql).toContain("if(flow_id = '\\xFF', if(JSONType(attributes, 'flow_id')");
+    expect(statement.sql).toMatch(/, flow_id\) AS d0, .*, flow_id\) AS d1, uniqExactIf\(user_key, user_key != 0\) AS m0/);
+  });
+
   it('orders raw rows by time', () => {
     const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, columns: ['name'] }), 1);
     expect(statement.sql).toMatch(/FROM events FINAL WHERE .* ORDER BY timestamp, event_id LIMIT/);

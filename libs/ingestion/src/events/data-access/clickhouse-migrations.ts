@@ -1,6 +1,24 @@
 import type { ClickHouseMigration } from '@guidepost/platform-clickhouse';
 
 /**
+ * The SQL literal of a value no attribute text can hold (a lone 0xFF byte is not UTF-8, and stored text is made
+ * well-formed): `flow_id` holds it when the JSON reader of the insert refused the attributes.
+ * simdjson, the default reader, refuses a whole document holding an integer beyond 64 bits, and
+ * inserts and mutations do not take the queries' `allow_simdjson = 0`, so such rows are read from
+ * `attributes` at query time instead.
+ */
+export const UNPARSED_FLOW_ID_SQL = "'\\xFF'";
+
+/**
+ * `attributes.flow_id` as text, as analytics reads an attribute: a string as is, another value as its
+ * JSON text, NULL when absent or null. Written out rather than shared with the analytics compiler: a
+ * migration's text never changes once applied.
+ */
+const FLOW_ID_TEXT =
+  "if(JSONType(attributes, 'flow_id') = 'Null', NULL, if(JSONType(attributes, 'flow_id') = 'String', " +
+  "JSONExtractString(attributes, 'flow_id'), JSONExtractRaw(attributes, 'flow_id')))";
+
+/**
  * The event store's tables. `events` is a ReplacingMergeTree whose sorting key ends with the event id:
  * ids are deterministic upstream, so a replayed batch writes rows identical to the first and merges
  * collapse them; reads that must be exact add `FINAL`. Partitions are months of event time (exports
@@ -27,6 +45,24 @@ export const EVENT_STORE_MIGRATIONS: readonly ClickHouseMigration[] = [
       ENGINE = ReplacingMergeTree
       PARTITION BY toYYYYMM(timestamp)
       ORDER BY (account_id, user_id, timestamp, event_id)`,
+    ],
+  },
+  {
+    // Analytics over 10 M events (docs/analytics.md): grouping by name reads dictionary codes, the flow
+    // funnel parses no JSON, and distinct users are counted on 8-byte keys instead of hashing every id
+    // text in the query. The columns are computed at insert, and for the rows already stored by the
+    // MATERIALIZE mutations (in the background: until then ClickHouse computes them when reading).
+    version: 2,
+    name: 'analytics columns',
+    statements: [
+      'ALTER TABLE events MODIFY COLUMN name LowCardinality(String)',
+      `ALTER TABLE events ADD COLUMN IF NOT EXISTS flow_id Nullable(String)
+        MATERIALIZED if(isValidJSON(attributes), ${FLOW_ID_TEXT}, ${UNPARSED_FLOW_ID_SQL})
+        COMMENT 'attributes.flow_id as text; a lone 0xFF byte when the insert could not read the attributes'`,
+      `ALTER TABLE events ADD COLUMN IF NOT EXISTS user_key UInt64 MATERIALIZED if(user_id = '', 0, cityHash64(user_id))
+        COMMENT 'what distinct users are counted on; 0 for an event of a group only'`,
+      'ALTER TABLE events MATERIALIZE COLUMN flow_id',
+      'ALTER TABLE events MATERIALIZE COLUMN user_key',
     ],
   },
 ];
