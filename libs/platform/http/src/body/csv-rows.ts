@@ -83,6 +83,15 @@ export class CsvParser implements RecordParser<CsvRow> {
   constructor(private readonly checksWidth: boolean) {}
 
   push(chunk: string, out: (CsvRow | RecordFailure)[]): void {
+    if (this.pending.length > 0) {
+      // The row left unfinished is completed by the chunk's first line alone, so that only that line is
+      // copied to join it, not the whole chunk (text read in two pieces reads as in one).
+      const lf = chunk.indexOf('\n');
+      if (lf !== -1 && lf < chunk.length - 1) {
+        this.parse(this.pending + chunk.slice(0, lf + 1), false, out);
+        chunk = chunk.slice(lf + 1);
+      }
+    }
     this.parse(this.pending.length === 0 ? chunk : this.pending + chunk, false, out);
   }
 
