@@ -92,11 +92,11 @@ export class ClickHouseEventStore extends EventStore {
   async export(query: ExportQuery, output: Writable): Promise<number> {
     const selection = selectionOf(query);
     const segmentRows = Math.ceil(this.pageRows / SEGMENTS_PER_PAGE);
-    const boundaries = await this.boundaries(selection, query, segmentRows);
+    const { boundaries, attributeKeys } = await this.plan(selection, query, segmentRows);
     let record = JSON_LINE;
     let segmentsPerPage = Math.ceil(this.pageRows / segmentRows);
     if (query.format === 'csv') {
-      const keys = await this.attributeKeys(selection, boundaries);
+      const keys = csvAttributeKeys(attributeKeys);
       await write(output, csvHeader(keys));
       record = CSV_RECORD;
       selection.params['attribute_keys'] = keys;
@@ -108,47 +108,31 @@ export class ClickHouseEventStore extends EventStore {
   }
 
   /**
-   * Plans the export in one pass over the sort keys alone, read in order: the keys of the rows that
-   * start a segment within the offset and limit, and of the last row. Each page then reads a key range
-   * instead of sorting every event again to skip an OFFSET. Only those few keys are gathered, so the
-   * query's memory does not grow with the selection.
+   * Plans the export in one pass over the sort keys, read in order: the keys of the rows that start a
+   * segment within the offset and limit, and of the last row; for CSV, the attribute keys of those
+   * rows as well. Each page then reads a key range instead of sorting every event again to skip an
+   * OFFSET. Only those few keys are gathered, so the query's memory does not grow with the selection.
    */
-  private async boundaries(selection: Selection, query: ExportQuery, segmentRows: number): Promise<RowKey[]> {
+  private async plan(selection: Selection, query: ExportQuery, segmentRows: number): Promise<{ boundaries: RowKey[]; attributeKeys: string[] }> {
+    const csv = query.format === 'csv';
     const result = await this.client.query({
       query: `SELECT arraySort(groupArrayIf((n, toString(timestamp), event_id, user_id), (n - {offset:UInt64} - 1) % {segment_rows:UInt64} = 0)) AS starts,
-                     argMax((n, toString(timestamp), event_id, user_id), n) AS last
-                FROM (SELECT timestamp, event_id, user_id, row_number() OVER (ORDER BY ${EXPORT_ORDER}) AS n
+                     argMax((n, toString(timestamp), event_id, user_id), n) AS last,
+                     ${csv ? 'groupUniqArrayArray(JSONExtractKeys(attributes))' : 'emptyArrayString()'} AS attribute_keys
+                FROM (SELECT timestamp, event_id, user_id, ${csv ? 'attributes, ' : ''}row_number() OVER (ORDER BY ${EXPORT_ORDER}) AS n
                         FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where})
                WHERE n > {offset:UInt64} AND n <= {offset:UInt64} + {limit:UInt64}
               ${EXPORT_SETTINGS}`,
       query_params: { ...selection.params, offset: query.offset, limit: query.limit, segment_rows: segmentRows },
       format: 'JSONEachRow',
     });
-    const [plan] = await result.json<{ starts: KeyTuple[]; last: KeyTuple }>();
+    const [plan] = await result.json<{ starts: KeyTuple[]; last: KeyTuple; attribute_keys: string[] }>();
     const starts = (plan?.starts ?? []).map(rowKeyOf);
     const last = plan && starts.length > 0 ? rowKeyOf(plan.last) : undefined;
-    return last && last.n !== starts.at(-1)?.n ? [...starts, last] : starts;
-  }
-
-  /** The attribute keys of the exported events, sorted as the API's other CSV sorts them. */
-  private async attributeKeys(selection: Selection, boundaries: readonly RowKey[]): Promise<string[]> {
-    const [first, last] = [boundaries.at(0), boundaries.at(-1)];
-    if (!first || !last) return [];
-    const window = { from: first, to: last, toInclusive: true, rows: last.n - first.n + 1 };
-    const result = await this.client.query({
-      query: `SELECT DISTINCT arrayJoin(JSONExtractKeys(attributes)) AS key
-                FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where} AND ${RANGE}
-              ${EXPORT_SETTINGS}`,
-      query_params: { ...selection.params, ...rangeParams(window) },
-      format: 'JSONEachRow',
-    });
-    const keys = (await result.json<{ key: string }>()).map(({ key }) => key).sort();
-    if (keys.length > MAX_CSV_ATTRIBUTE_COLUMNS) {
-      throw new Error(
-        `the exported events have ${keys.length} attribute keys, more than the ${MAX_CSV_ATTRIBUTE_COLUMNS} columns a CSV export holds; export as json`,
-      );
-    }
-    return keys;
+    return {
+      boundaries: last && last.n !== starts.at(-1)?.n ? [...starts, last] : starts,
+      attributeKeys: plan?.attribute_keys ?? [],
+    };
   }
 
   /**
@@ -246,6 +230,16 @@ function eventOf(row: HistoryRow): Event {
   const event: Event = { user_id: row.user_id, name: row.name, timestamp: row.rendered_timestamp };
   if (row.attributes !== '{}') event.attributes = JSON.parse(row.attributes) as Event['attributes'];
   return event;
+}
+
+/** The attribute keys of the exported events, sorted as the API's other CSV sorts them; at most as many as a CSV export holds. */
+function csvAttributeKeys(keys: readonly string[]): string[] {
+  if (keys.length > MAX_CSV_ATTRIBUTE_COLUMNS) {
+    throw new Error(
+      `the exported events have ${keys.length} attribute keys, more than the ${MAX_CSV_ATTRIBUTE_COLUMNS} columns a CSV export holds; export as json`,
+    );
+  }
+  return [...keys].sort();
 }
 
 /** `name,timestamp,user_id,attributes.<key>...`, quoted as `CSV_RECORD` quotes its cells. */
