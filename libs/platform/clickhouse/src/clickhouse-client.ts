@@ -13,9 +13,34 @@ export async function createClickHouseClient(config: AppConfig): Promise<ClickHo
   if (config.clickhouseUrl) return createClient({ url: config.clickhouseUrl, application: 'guidepost' });
   const path = join(config.dataDir, 'clickhouse');
   await mkdir(path, { recursive: true });
-  const { createChdbConnection } = await import('chdb/connection');
+  const [{ Session }, { createChdbConnection }] = await Promise.all([import('chdb'), import('chdb/connection')]);
+  // The first session of a data folder starts the engine, which every later connection to it shares:
+  // opened with the engine's memory settings, it configures the connection made after it.
+  const configuring = new Session(path, { connectionArgs: engineArguments(config.clickhouseEngineMemoryBytes) });
   // chdb implements the client's connection contract, typed against its own copy of the declarations
   // (`@clickhouse/client-common`), which TypeScript does not identify with the client's bundled ones.
   const connection = createChdbConnection({ path }) as unknown as NonNullable<ClickHouseClientConfigOptions['connection']>;
+  configuring.close();
   return createClient({ connection });
+}
+
+/** Each of the engine's caches that would otherwise grow to 5 GiB (marks, primary index): what a query reads often. */
+const ENGINE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The in-process engine's memory, set rather than left to server defaults sized for a machine of its
+ * own (90 % of RAM for queries, 5 GiB caches): `memoryBytes` for queries and caches together (a query
+ * that would pass it fails instead of growing the process), small mark and index caches, no cache of
+ * uncompressed blocks and no page cache. docs/performance.md says what a standalone process then holds.
+ */
+function engineArguments(memoryBytes: number): string[] {
+  return [
+    `--max_server_memory_usage=${memoryBytes}`,
+    `--mark_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--index_mark_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--primary_index_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--query_condition_cache_size=${ENGINE_CACHE_BYTES / 2}`,
+    '--uncompressed_cache_size=0',
+    '--page_cache_max_size=0',
+  ];
 }

@@ -37,6 +37,8 @@ export class AppConfig {
   readonly databaseUrl: string | undefined;
   /** ClickHouse over HTTP; unset means the in-process engine under `dataDir`. */
   readonly clickhouseUrl: string | undefined;
+  /** The most memory the in-process ClickHouse engine may take (when `clickhouseUrl` is unset). */
+  readonly clickhouseEngineMemoryBytes: number;
   readonly adminToken: string | undefined;
   readonly blobSigningSecret: string | undefined;
   readonly rateLimitPerSecond: number;
@@ -87,6 +89,7 @@ export class AppConfig {
     this.explicitPublicUrl = env.GUIDEPOST_PUBLIC_URL;
     this.databaseUrl = env.GUIDEPOST_DATABASE_URL;
     this.clickhouseUrl = env.GUIDEPOST_CLICKHOUSE_URL;
+    this.clickhouseEngineMemoryBytes = env.GUIDEPOST_CLICKHOUSE_ENGINE_MEMORY_BYTES;
     this.adminToken = env.GUIDEPOST_ADMIN_TOKEN;
     this.blobSigningSecret = env.GUIDEPOST_BLOB_SIGNING_SECRET;
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;
