@@ -7,6 +7,7 @@ import { ContentModule } from '@guidepost/content';
 import { GatewayProxy, ROUTE_OWNERSHIP } from '@guidepost/gateway';
 import { IngestionModule } from '@guidepost/ingestion';
 import { loadConfig, type ServiceName } from '@guidepost/platform-config';
+import { directRoutesOf } from '@guidepost/platform-http';
 import { ProfileModule } from '@guidepost/profile';
 import { SegmentModule } from '@guidepost/segment';
 import { StandaloneModule } from './standalone.module';
@@ -28,7 +29,7 @@ interface ControllerRoute {
 
 /**
  * Every route of every controller of the standalone shape (which carries them all), read from Nest's
- * route metadata, with the service module that declares it.
+ * route metadata and `@ServesDirectly`, with the service module that declares it.
  */
 function controllerRoutes(): ControllerRoute[] {
   const routes: ControllerRoute[] = [];
@@ -37,7 +38,11 @@ function controllerRoutes(): ControllerRoute[] {
     const owner = SERVICE_MODULES.get(module) ?? servedBy;
     const dynamic: Partial<DynamicModule> = 'module' in imported ? imported : {};
     const controllers = [...metadataList<Type>(MODULE_METADATA.CONTROLLERS, module), ...(dynamic.controllers ?? [])];
-    for (const controller of controllers) routes.push(...routesOf(controller, owner));
+    for (const controller of controllers) {
+      routes.push(...routesOf(controller, owner));
+      // Routes a controller has Fastify serve directly (`serveDirectRoute`) are its routes too.
+      routes.push(...directRoutesOf(controller).map(({ method, url }) => ({ method, path: url, servedBy: owner })));
+    }
     const imports = [...metadataList<Type | DynamicModule>(MODULE_METADATA.IMPORTS, module), ...((dynamic.imports ?? []) as (Type | DynamicModule)[])];
     for (const child of imports) visit(child, owner);
   };

@@ -13,6 +13,7 @@ export { prefersCsv } from './rendering/accept';
 export { CSV_TEXT_COLUMNS, csvCellTyper, csvColumnsOf, csvRecordTyper, setOwnField, typedCsvCell, typedCsvRecord } from './body/csv-cell-types';
 export { userIdsOf } from './body/user-ids-of';
 export { configureHttpServer, fastifyAdapterOptions, REQUEST_ID_HEADER } from './http-server';
+export { type DirectRoute, type DirectRoutePath, directRoutesOf, serveDirectRoute, ServesDirectly } from './routing/direct-route';
 export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-rendering.decorator';
 export { renderCsv } from './rendering/render-csv';
 export { AdminTokenGuard } from './auth/admin-token.guard';

@@ -24,28 +24,32 @@ export class InboundBodyInterceptor implements NestInterceptor {
     const accepted = this.reflector.get<BodyFormat[] | undefined>(ACCEPTS_BODY, context.getHandler());
     if (accepted && context.getType() === 'http') {
       const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithInboundBody>();
-      request[INBOUND_BODY] = await this.inboundBodyOf(request, accepted);
+      request[INBOUND_BODY] = await inboundBodyOf(request, accepted, this.config);
     }
     return next.handle();
   }
+}
 
-  private async inboundBodyOf(request: FastifyRequest, accepted: readonly BodyFormat[]): Promise<InboundBody> {
-    const mediaType = mediaTypeOf(request.headers['content-type']);
-    // The parsers let a type outside the list through only when the body is empty.
-    const format = bodyFormatOf(mediaType);
-    if (format === undefined) return { kind: 'empty' };
-    if (!accepted.includes(format)) {
-      throw new DomainError('unsupported_media_type', unsupportedMediaTypeDetail(describeSentMediaType(mediaType), accepted));
-    }
-    switch (format) {
-      case 'json':
-        return request.body === undefined ? { kind: 'empty' } : { kind: 'json', value: request.body };
-      case 'ndjson':
-      case 'csv':
-        return { kind: 'records', format, origin: 'body', stream: request.body as InboundStream };
-      case 'file':
-        return uploadedRecords(request.body as InboundStream, request.headers['content-type'], this.config);
-    }
+/**
+ * What the content-type parsers produced for a request, as the handler's `InboundBody`; a 415 naming
+ * the accepted types when the body is in another format. Also used by direct routes (`direct-route.ts`).
+ */
+export async function inboundBodyOf(request: FastifyRequest, accepted: readonly BodyFormat[], config: AppConfig): Promise<InboundBody> {
+  const mediaType = mediaTypeOf(request.headers['content-type']);
+  // The parsers let a type outside the list through only when the body is empty.
+  const format = bodyFormatOf(mediaType);
+  if (format === undefined) return { kind: 'empty' };
+  if (!accepted.includes(format)) {
+    throw new DomainError('unsupported_media_type', unsupportedMediaTypeDetail(describeSentMediaType(mediaType), accepted));
+  }
+  switch (format) {
+    case 'json':
+      return request.body === undefined ? { kind: 'empty' } : { kind: 'json', value: request.body };
+    case 'ndjson':
+    case 'csv':
+      return { kind: 'records', format, origin: 'body', stream: request.body as InboundStream };
+    case 'file':
+      return uploadedRecords(request.body as InboundStream, request.headers['content-type'], config);
   }
 }
 

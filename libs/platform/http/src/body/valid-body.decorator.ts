@@ -23,8 +23,12 @@ export type BodyReader = TSchema | ((value: unknown) => unknown);
  * whose fields are all optional (a replay filter) takes no body as "no filter".
  */
 export function ValidBody(reader: BodyReader): ParameterDecorator {
-  const read = typeof reader === 'function' ? reader : compileValidator(reader);
-  return validBody(read);
+  return validBody(bodyReadingOf(reader));
+}
+
+/** A `BodyReader` as a function of the body's JSON value (a schema compiled once). */
+export function bodyReadingOf(reader: BodyReader): (value: unknown) => unknown {
+  return typeof reader === 'function' ? reader : compileValidator(reader);
 }
 
 const validBody = createParamDecorator(
@@ -38,7 +42,8 @@ const validBody = createParamDecorator(
   ],
 );
 
-function jsonValueOf(body: InboundBody | undefined): unknown {
+/** The JSON value a body reader judges: a request without a body is judged as `{}`. */
+export function jsonValueOf(body: InboundBody | undefined): unknown {
   switch (body?.kind) {
     case 'json':
       return body.value;

@@ -20,18 +20,25 @@ export class CsvResponseInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    reply.header('vary', 'Accept');
-    if (!prefersCsv(http.getRequest<FastifyRequest>().headers.accept)) return next.handle();
+    const render = csvRendererFor(http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    if (render === undefined) return next.handle();
     const options = this.reflector.get<CsvRenderingOptions | undefined>(CSV_RENDERING, context.getHandler());
-    return next.handle().pipe(
-      map((body: unknown) => {
-        if (!isRenderable(body)) return body;
-        reply.header('content-type', CSV_CONTENT_TYPE);
-        return renderCsv(body, options);
-      }),
-    );
+    return next.handle().pipe(map((body: unknown) => render(body, options)));
   }
+}
+
+/**
+ * Says that the answer depends on `Accept`; when the request prefers `text/csv`, returns what turns
+ * a handler's result into the CSV answer. Also used by direct routes (`direct-route.ts`).
+ */
+export function csvRendererFor(request: FastifyRequest, reply: FastifyReply): ((body: unknown, options?: CsvRenderingOptions) => unknown) | undefined {
+  void reply.header('vary', 'Accept');
+  if (!prefersCsv(request.headers.accept)) return undefined;
+  return (body, options) => {
+    if (!isRenderable(body)) return body;
+    void reply.header('content-type', CSV_CONTENT_TYPE);
+    return renderCsv(body, options);
+  };
 }
 
 /** Records are rendered; bytes and streams are already a representation of their own. */
