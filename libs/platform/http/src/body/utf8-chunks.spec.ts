@@ -65,3 +65,66 @@ describe('Utf8Chunks', () => {
     expect(utf8.textBeforeInvalidBytes(bad)).toBe('éb');
   });
 });
+
+describe('Utf8Chunks against a fatal TextDecoder', () => {
+  /** A small deterministic generator, so that a failure can be replayed. */
+  function seeded(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+  }
+
+  /** Mostly valid text with now and then a byte from the edges of the UTF-8 ranges, cut into random chunks. */
+  function randomCase(random: () => number): Buffer[] {
+    const pieces = ['a', ',', '\n', 'é', '€', '😀', '\uFEFF', '\u00a0'];
+    const oddBytes = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90];
+    const parts: Buffer[] = [];
+    for (let count = 0; count < 12; count += 1) {
+      parts.push(random() < 0.85 ? Buffer.from(pieces[Math.floor(random() * pieces.length)]) : Buffer.from([oddBytes[Math.floor(random() * oddBytes.length)]]));
+    }
+    const bytes = Buffer.concat(parts);
+    const chunks: Buffer[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      const end = Math.min(bytes.length, start + 1 + Math.floor(random() * 5));
+      chunks.push(bytes.subarray(start, end));
+      start = end;
+    }
+    return chunks;
+  }
+
+  it('accepts and decodes exactly what the decoder accepts, refusing the rest in the same chunk', () => {
+    const random = seeded(11);
+    for (let run = 0; run < 1000; run += 1) {
+      const chunks = randomCase(random);
+      const decoder = new TextDecoder('utf-8', { fatal: true });
+      const utf8 = new Utf8Chunks();
+      let expected = '';
+      let actual = '';
+      let refused = false;
+      for (const chunk of chunks) {
+        let piece = '';
+        try {
+          piece = decoder.decode(chunk, { stream: true });
+        } catch {
+          refused = true;
+        }
+        const mine = utf8.decode(chunk);
+        expect(mine === undefined).toBe(refused);
+        if (refused) break;
+        expected += piece;
+        actual += mine ?? '';
+      }
+      if (refused) continue;
+      let endsInside = false;
+      try {
+        expected += decoder.decode();
+      } catch {
+        endsInside = true;
+      }
+      expect(utf8.endsInsideCharacter()).toBe(endsInside);
+      expect(actual).toBe(expected);
+    }
+  });
+});
