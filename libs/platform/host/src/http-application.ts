@@ -5,7 +5,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions } from '@guidepost/platform-http';
-import { rootLoggerOf } from '@guidepost/platform-observability';
 import { ShutdownReadiness } from './graceful-shutdown';
 
 /** The host's own providers around the root module: the readiness that turns 503 when a stop begins. */
@@ -34,7 +33,7 @@ export async function createHttpApplication(
   const shutdown = new ShutdownReadiness();
   const app = await NestFactory.create<NestFastifyApplication>(
     HostModule.around(rootModule, shutdown),
-    new FastifyAdapter({ ...fastifyAdapterOptions(config, rootLoggerOf(config)), return503OnClosing: false }),
+    new FastifyAdapter({ ...fastifyAdapterOptions(config), return503OnClosing: false }),
     { bodyParser: false, bufferLogs: true, autoFlushLogs: false, abortOnError: false },
   );
   app.useLogger(app.get(PinoLogger));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { TextDecoder } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type FastifyBaseLogger, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION, textProblem } from '@guidepost/contracts-http';
 import type { AppConfig } from '@guidepost/platform-config';
 import { answerConnectionError } from './errors/connection-errors';
@@ -29,20 +29,18 @@ const MAX_TIMEOUT_CHECK_INTERVAL_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 60_000;
 
 /**
- * Options for `new FastifyAdapter(...)`. Given the process's logger, Fastify gives each request its
- * child (`request.log`, bound to the request id), which observability hands to whatever logs while
- * the request is handled; Fastify's own request lines stay off (observability writes one per
- * request). Without it Fastify logs nothing. The request id is computed here rather than through
- * `requestIdHeader`, which would take any header value as it is into every log line and response.
- * What Node's parser and Fastify's router refuse before any route runs (malformed URLs, oversized
- * heads, requests that do not arrive in time) is answered with Problem Details too, naming the limit
- * and never quoting the request.
+ * Options for `new FastifyAdapter(...)`. Fastify's logger stays off (observability logs requests and
+ * gives lines logged meanwhile the request id, without a child logger per request),
+ * and the request id is computed here rather than through `requestIdHeader`, which would take any
+ * header value as it is into every log line and response. What Node's parser and Fastify's router
+ * refuse before any route runs (malformed URLs, oversized heads, requests that do not arrive in
+ * time) is answered with Problem Details too, naming the limit and never quoting the request.
  */
-export function fastifyAdapterOptions(config: AppConfig, logger?: FastifyBaseLogger): FastifyHttpOptions<Server> {
+export function fastifyAdapterOptions(config: AppConfig): FastifyHttpOptions<Server> {
   return {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: true,
-    ...(logger === undefined ? { logger: false } : { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }),
+    logger: false,
     requestIdHeader: false,
     genReqId: requestIdOf,
     // A request, body included, must arrive within this time: a client trickling bytes cannot hold a

@@ -6,13 +6,10 @@ import { DataSource } from 'typeorm';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
 import { MetricsRegistry, ObservabilityModule, ReadinessProbe, useStructuredLogger } from './index';
-import { REDACTED_PATHS, rootLoggerOf } from './logging/logger-params';
+import { REDACTED_PATHS, requestIdMixin, rootLoggerOf } from './logging/logger-params';
 
 const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent' });
 
-/** What Fastify's request loggers (children of the logger the adapter is given) write. */
-const requestLines: Record<string, unknown>[] = [];
-const requestLogger = pino({ level: 'info' }, { write: (line: string) => void requestLines.push(JSON.parse(line) as Record<string, unknown>) });
 
 @Controller('things')
 class ThingsController {
@@ -26,7 +23,7 @@ class ThingsController {
 }
 
 async function start(module: Type<unknown>): Promise<{ app: NestFastifyApplication; base: string }> {
-  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(fastifyAdapterOptions(config, requestLogger)), {
+  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(fastifyAdapterOptions(config)), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -96,8 +93,13 @@ describe('observability', () => {
     });
 
     it("gives lines logged while a request is handled that request's id", async () => {
+      // What the root logger's mixin adds to each line, taken when the handler logs.
+      const lines: object[] = [];
+      const info = jest.spyOn(rootLoggerOf(config), 'info').mockImplementation((fields: unknown) => void lines.push({ ...(fields as object), ...requestIdMixin() }));
       await fetch(`${base}/things/c3`, { headers: { 'x-request-id': 'trace-8' } });
-      expect(requestLines).toContainEqual(expect.objectContaining({ reqId: 'trace-8', context: 'Things', msg: 'looked up c3' }));
+      info.mockRestore();
+      expect(lines).toContainEqual({ context: 'Things', reqId: 'trace-8' });
+      expect(requestIdMixin()).toEqual({});
     });
 
     it('lets other modules register their own metrics', () => {

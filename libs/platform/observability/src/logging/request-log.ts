@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Level } from 'pino';
 import { AppConfig } from '@guidepost/platform-config';
-import { rootLoggerOf } from './logger-params';
+import { keepRequestIds, rootLoggerOf } from './logger-params';
 
 /** Probe endpoints, polled every few seconds: their successes are logged at debug, not info. */
 const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
@@ -23,6 +23,7 @@ export class RequestLog implements OnModuleInit {
   onModuleInit(): void {
     const logger = rootLoggerOf(this.config);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    keepRequestIds(fastify);
     fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       logger[levelOf(request.url, reply.statusCode)](
         // Flat fields: pino-http's `req`/`res` serializers expect Node's request and response objects.
