@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { loadConfig } from '@guidepost/platform-config';
 import { analyticsSpecOf, analyticsStatement } from '@guidepost/ingestion';
-import { atMost, type Figure } from '../report';
+import { atMost, type Figure, ratioAtLeast } from '../report';
 import { elapsedSince } from '../support/clock';
 import { BenchAccount } from '../support/guidepost-client';
 import { startGuidepost, type GuidepostServerOptions } from '../support/guidepost-server';
 import { count } from '../units';
+import type { LoadResult } from '../support/load-generator';
 import { importUntil } from './import';
+import { trackLoad, trackPath } from './track';
 
 export const ANALYTICS_STAGE = '5 analytics';
 /** Issue 12: an aggregate query over 10 M events of one account answers in under 1 s. */
@@ -18,10 +20,16 @@ const TARGET_MS = 1_000;
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 2.5 s apart: 10 M span about ten months). */
 const WINDOW = { start_time: '2025-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' };
+const FLOW_FUNNEL = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', '==', 'flow_step_completed']] };
 const QUERIES = {
   'top events (events, users by name)': { ...WINDOW, metrics: ['events', 'users'], dimensions: ['name'] },
-  'flow funnel (events, users by flow_id, name)': { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', '==', 'flow_step_completed']] },
+  'flow funnel (events, users by flow_id, name)': FLOW_FUNNEL,
 } as const;
+/** Issue 12: tracking is at most 10 % slower while an analytics query runs. */
+const TRACKING_KEPT = 0.9;
+const TRACK_CONNECTIONS = 50;
+const TRACK_SECONDS = 10;
+const TRACK_WARMUP_SECONDS = 3;
 
 /**
  * `POST /analytics/query` over `events` imported events of one account, on a standalone server of its
@@ -34,9 +42,9 @@ export async function measureAnalytics(server: Omit<GuidepostServerOptions, 'dat
   // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
   await chmod(workDir, 0o755);
   try {
-    const { accountId, measured } = await measureThroughApi(server, events, workDir);
+    const { accountId, measured, tracking } = await measureThroughApi(server, events, workDir);
     const baselines = await storeBaselines(join(workDir, 'data'), accountId);
-    return Object.keys(QUERIES).map((name) => figureOf(name, events, measured.get(name), baselines.get(name)));
+    return [...Object.keys(QUERIES).map((name) => figureOf(name, events, measured.get(name), baselines.get(name))), trackingFigure(tracking)];
   } finally {
     if (keepData) console.error(`[bench] kept ${workDir}`);
     else await rm(workDir, { recursive: true, force: true });
@@ -47,13 +55,13 @@ async function measureThroughApi(
   server: Omit<GuidepostServerOptions, 'dataDir' | 'logFile'>,
   events: number,
   workDir: string,
-): Promise<{ accountId: string; measured: Map<string, number> }> {
+): Promise<{ accountId: string; measured: Map<string, number>; tracking: TrackingUnderAnalytics }> {
   const running = await startGuidepost({ ...server, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
   try {
     const { account } = await importUntil({ account: await BenchAccount.create(running, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
     const measured = new Map<string, number>();
     for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(() => apiQuery(account, spec)));
-    return { accountId: account.id, measured };
+    return { accountId: account.id, measured, tracking: await trackingUnderAnalytics(account) };
   } finally {
     await running.stop();
   }
@@ -68,6 +76,52 @@ function figureOf(name: string, events: number, ms = Number.NaN, baseline = Numb
     // As the other ratios: the store's own time over the answer's, so 100 % means no overhead at all.
     ratio: baseline / ms,
     target: atMost(ms, TARGET_MS, milliseconds),
+  };
+}
+
+interface TrackingUnderAnalytics {
+  readonly alone: LoadResult;
+  readonly busy: LoadResult;
+  /** Flow funnels answered while `busy` ran. */
+  readonly queries: number;
+}
+
+/**
+ * Track requests/s at 50 connections alone, then while the flow funnel runs over and over (one at a
+ * time, as one client's dashboard would), on the same server and account.
+ */
+async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUnderAnalytics> {
+  const url = account.url(trackPath('bench-analytics'));
+  // Unmeasured: the first load of a server runs cold code, which would flatter the second.
+  await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_WARMUP_SECONDS);
+  const alone = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
+  let tracking = true;
+  let queries = 0;
+  const loop = (async () => {
+    while (tracking) {
+      await apiQuery(account, FLOW_FUNNEL);
+      queries += 1;
+    }
+  })();
+  try {
+    const busy = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
+    return { alone, busy, queries };
+  } finally {
+    tracking = false;
+    await loop;
+  }
+}
+
+function trackingFigure({ alone, busy, queries }: TrackingUnderAnalytics): Figure {
+  const rate = (load: LoadResult) => load.succeeded / load.durationSeconds;
+  const ratio = rate(busy) / rate(alone);
+  return {
+    stage: ANALYTICS_STAGE,
+    figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back (${queries} in ${TRACK_SECONDS} s)`,
+    measured: `${count(rate(busy))} req/s (${Math.abs(100 * (1 - ratio)).toFixed(1)} % ${ratio <= 1 ? 'slower' : 'faster'})`,
+    baseline: `track alone: ${count(rate(alone))} req/s`,
+    ratio,
+    target: ratioAtLeast(ratio, TRACKING_KEPT),
   };
 }
 
