@@ -5,7 +5,10 @@ import { HttpUserProfileDirectory } from './http-user-profile-directory';
 import { InternalApiError } from './internal-api-caller';
 
 const TOKEN = 'internal-token-for-tests-0123456789abcdef';
-const FAST = { timeoutMs: 300, retryDelaysMs: [20, 20, 20] };
+/** Short back-off; an attempt's timeout long enough for a test server on a busy machine (unit specs run in parallel). */
+const FAST = { timeoutMs: 5_000, retryDelaysMs: [20, 20, 20] };
+/** For the case of a service that never answers: what a timeout looks like, soon. */
+const TIMING_OUT = { ...FAST, timeoutMs: 300 };
 
 interface Received {
   readonly method: string;
@@ -94,14 +97,15 @@ describe('internal API clients', () => {
 
     it('does not repeat a call that timed out: the job may have been created', async () => {
       service.answer = () => undefined;
-      const error = await failureOf(new HttpJobRegistryClient(baseUrl, TOKEN, FAST).createJob({ accountId: 'acme', name: 'Export Events' }));
+      const error = await failureOf(new HttpJobRegistryClient(baseUrl, TOKEN, TIMING_OUT).createJob({ accountId: 'acme', name: 'Export Events' }));
       expect(error).toMatchObject({ failure: 'timeout', status: undefined, detail: `no answer within 300 ms from ${baseUrl}` });
       expect(service.received).toHaveLength(1);
     });
 
     it('repeats a call whose connection was refused, until the service is up', async () => {
       const port = await closedPort();
-      const client = new HttpJobRegistryClient(`http://127.0.0.1:${port}`, TOKEN, { retryDelaysMs: [300] });
+      // Retries spread over seconds: on a busy machine the late service may take longer than one delay to listen.
+      const client = new HttpJobRegistryClient(`http://127.0.0.1:${port}`, TOKEN, { retryDelaysMs: [300, 1_000, 3_000] });
       const created = client.createJob({ accountId: 'acme', name: 'Import Events' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const late = new FakeService();
