@@ -1,13 +1,14 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { loadConfig } from '@guidepost/platform-config';
 import { analyticsSpecOf, analyticsStatement } from '@guidepost/ingestion';
 import { atMost, type Figure, ratioAtLeast } from '../report';
 import { elapsedSince } from '../support/clock';
 import { BenchAccount } from '../support/guidepost-client';
-import { startGuidepost, type GuidepostServerOptions } from '../support/guidepost-server';
+import { type GuidepostServer, startGuidepost, type GuidepostServerOptions } from '../support/guidepost-server';
 import { count } from '../units';
 import type { LoadResult } from '../support/load-generator';
 import { importUntil } from './import';
@@ -33,49 +34,73 @@ const TRACK_WARMUP_SECONDS = 3;
 
 /**
  * `POST /analytics/query` over `events` imported events of one account, on a standalone server of its
- * own (a fresh data folder), timed from request to answer; then, with the server stopped (chdb binds a
- * data folder to one process), the very statement the service compiles run straight in the event
- * store through the same client: what the store itself takes, the floor of any answer.
+ * own (a fresh data folder), timed from request to answer, twice: right after the import, while the
+ * store still holds the parts the import wrote (each spans every user, so `FINAL` merges them all at
+ * read time), and once they are merged, which ClickHouse's background merges reach in time and the
+ * benchmark reaches at once with `OPTIMIZE TABLE events FINAL` (timed, with the parts counted). Each
+ * time, with the server stopped (chdb binds a data folder to one process), the very statement the
+ * service compiles is run straight in the event store through the same client: what the store itself
+ * takes, the floor of any answer.
  */
 export async function measureAnalytics(server: Omit<GuidepostServerOptions, 'dataDir' | 'logFile'>, events: number, keepData: boolean): Promise<Figure[]> {
   const workDir = await mkdtemp(join(tmpdir(), 'guidepost-bench-analytics-'));
   // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
   await chmod(workDir, 0o755);
+  const serverIn = { ...server, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') };
   try {
-    const { accountId, measured, tracking } = await measureThroughApi(server, events, workDir);
-    const baselines = await storeBaselines(join(workDir, 'data'), accountId);
-    return [...Object.keys(QUERIES).map((name) => figureOf(name, events, measured.get(name), baselines.get(name))), trackingFigure(tracking)];
+    const imported = await withServer(serverIn, async (running) => {
+      const { account } = await importUntil({ account: await BenchAccount.create(running, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
+      return { account, measured: await apiTimes(account), tracking: await trackingUnderAnalytics(account) };
+    });
+    const store = await storeTimes(serverIn.dataDir, imported.account.id);
+    const merged = await withServer(serverIn, () => apiTimes(imported.account));
+    return [
+      ...Object.keys(QUERIES).flatMap((name) => [
+        figureOf(name, events, `right after the import (${store.fresh.parts} parts)`, imported.measured.get(name), store.fresh.times.get(name)),
+        figureOf(name, events, `parts merged (${store.merged.parts} parts)`, merged.get(name), store.merged.times.get(name)),
+      ]),
+      mergeFigure(store),
+      trackingFigure(imported.tracking),
+    ];
   } finally {
     if (keepData) console.error(`[bench] kept ${workDir}`);
     else await rm(workDir, { recursive: true, force: true });
   }
 }
 
-async function measureThroughApi(
-  server: Omit<GuidepostServerOptions, 'dataDir' | 'logFile'>,
-  events: number,
-  workDir: string,
-): Promise<{ accountId: string; measured: Map<string, number>; tracking: TrackingUnderAnalytics }> {
-  const running = await startGuidepost({ ...server, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
+async function withServer<T>(options: GuidepostServerOptions, use: (running: GuidepostServer) => Promise<T>): Promise<T> {
+  const running = await startGuidepost(options);
   try {
-    const { account } = await importUntil({ account: await BenchAccount.create(running, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
-    const measured = new Map<string, number>();
-    for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(() => apiQuery(account, spec)));
-    return { accountId: account.id, measured, tracking: await trackingUnderAnalytics(account) };
+    return await use(running);
   } finally {
     await running.stop();
   }
 }
 
-function figureOf(name: string, events: number, ms = Number.NaN, baseline = Number.NaN): Figure {
+/** The median answer time of each query through the API. */
+async function apiTimes(account: BenchAccount): Promise<Map<string, number>> {
+  const measured = new Map<string, number>();
+  for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(() => apiQuery(account, spec)));
+  return measured;
+}
+
+function figureOf(name: string, events: number, state: string, ms = Number.NaN, baseline = Number.NaN): Figure {
   return {
     stage: ANALYTICS_STAGE,
-    figure: `${name} over ${count(events)} events, median of ${RUNS}`,
+    figure: `${name} over ${count(events)} events, ${state}, median of ${RUNS}`,
     measured: milliseconds(ms),
     baseline: `the same SQL straight in the event store: ${milliseconds(baseline)}`,
     // As the other ratios: the store's own time over the answer's, so 100 % means no overhead at all.
     ratio: baseline / ms,
     target: atMost(ms, TARGET_MS, milliseconds),
+  };
+}
+
+function mergeFigure({ fresh, merged, mergeMs }: StoreTimes): Figure {
+  return {
+    stage: ANALYTICS_STAGE,
+    figure: 'merging the parts the import wrote (OPTIMIZE TABLE events FINAL, straight in the store)',
+    measured: `${(mergeMs / 1000).toFixed(1)} s, ${fresh.parts} -> ${merged.parts} active parts`,
   };
 }
 
@@ -135,26 +160,49 @@ async function apiQuery(account: BenchAccount, spec: object): Promise<void> {
   if (response.status !== 200) throw new Error(`POST /analytics/query: expected 200, got ${response.status}: ${text.slice(0, 500)}`);
 }
 
-/** Each query's statement, as the service compiles it, run straight in the store's data folder. */
-async function storeBaselines(dataDir: string, accountId: string): Promise<Map<string, number>> {
+interface StoreState {
+  /** Active parts of the event store. */
+  readonly parts: number;
+  /** The median time of each query's statement. */
+  readonly times: Map<string, number>;
+}
+
+interface StoreTimes {
+  readonly fresh: StoreState;
+  readonly merged: StoreState;
+  readonly mergeMs: number;
+}
+
+/** Each query's statement, as the service compiles it, run straight in the store's data folder, before and after merging its parts. */
+async function storeTimes(dataDir: string, accountId: string): Promise<StoreTimes> {
   const client = await createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: dataDir }));
   try {
-    const baselines = new Map<string, number>();
-    for (const [name, spec] of Object.entries(QUERIES)) {
-      // The service reads one row more than its row limit (10,000 by default).
-      const statement = analyticsStatement(accountId, analyticsSpecOf(spec), 10_001);
-      baselines.set(
-        name,
-        await medianMs(async () => {
-          const result = await client.exec({ query: `${statement.sql} FORMAT TabSeparatedRaw`, query_params: statement.params });
-          for await (const chunk of result.stream) void chunk;
-        }),
-      );
-    }
-    return baselines;
+    const fresh = await storeState(client, accountId);
+    const start = performance.now();
+    await client.command({ query: 'OPTIMIZE TABLE events FINAL' });
+    const mergeMs = elapsedSince(start);
+    return { fresh, merged: await storeState(client, accountId), mergeMs };
   } finally {
     await client.close();
   }
+}
+
+async function storeState(client: ClickHouseClient, accountId: string): Promise<StoreState> {
+  const times = new Map<string, number>();
+  for (const [name, spec] of Object.entries(QUERIES)) {
+    // The service reads one row more than its row limit (10,000 by default).
+    const statement = analyticsStatement(accountId, analyticsSpecOf(spec), 10_001);
+    times.set(
+      name,
+      await medianMs(async () => {
+        const result = await client.exec({ query: `${statement.sql} FORMAT TabSeparatedRaw`, query_params: statement.params });
+        for await (const chunk of result.stream) void chunk;
+      }),
+    );
+  }
+  const parts = await client.query({ query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active", format: 'JSONEachRow' });
+  const [{ parts: count }] = await parts.json<{ parts: string }>();
+  return { parts: Number(count), times };
 }
 
 async function medianMs(run: () => Promise<void>): Promise<number> {
