@@ -82,7 +82,7 @@ export const EnvironmentSchema = Type.Object({
     default: 6,
     description: 'Partitions of the topics a service creates when they are missing: the most replicas of one consumer group that share work',
   }),
-  GUIDEPOST_KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, maximum: 7, default: 1, description: 'Replication factor of the topics a service creates (3 in production)' }),
+  GUIDEPOST_KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, maximum: 7, default: 1, description: 'Replication factor of the topics a service creates (3 in production); they need all but one replica in sync to take a write (min.insync.replicas)' }),
   GUIDEPOST_INTERNAL_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,

@@ -53,11 +53,20 @@ export async function createMissingTopics(admin: Admin, topicNames: readonly str
   return missing;
 }
 
-function topicConfig(topic: string, layout: TopicLayout): ITopicConfig {
+/**
+ * A topic as the bus creates it. A write acknowledged with acks = all (a tracked event, in the
+ * distributed shape, has no other durable copy) is only as safe as the in-sync replicas that must hold
+ * it: with a replication factor of 3, two of them (`min.insync.replicas`), so that losing the leader
+ * right after an acknowledgement loses nothing, and one broker may be down without stopping writes.
+ */
+export function topicConfig(topic: string, layout: TopicLayout): ITopicConfig {
   return {
     topic,
     numPartitions: layout.partitions,
     replicationFactor: layout.replicationFactor,
-    configEntries: [{ name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) }],
+    configEntries: [
+      { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) },
+      { name: 'min.insync.replicas', value: String(Math.max(1, layout.replicationFactor - 1)) },
+    ],
   };
 }
