@@ -200,9 +200,9 @@ async function storeState(client: ClickHouseClient, accountId: string): Promise<
       }),
     );
   }
-  const parts = await client.query({ query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active", format: 'JSONEachRow' });
-  const [{ parts: count }] = await parts.json<{ parts: string }>();
-  return { parts: Number(count), times };
+  const result = await client.query({ query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active", format: 'JSONEachRow' });
+  const [{ parts }] = await result.json<{ parts: string }>();
+  return { parts: Number(parts), times };
 }
 
 async function medianMs(run: () => Promise<void>): Promise<number> {
