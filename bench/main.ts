@@ -26,8 +26,9 @@ async function main(): Promise<void> {
   const loadAtStart = oneMinuteLoad();
   const figures: Figure[] = [];
   if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
-  if (needsServer(config) && config.shapes.has('standalone')) figures.push(...(await standaloneStages(config)));
-  if (needsServer(config) && config.shapes.has('distributed')) figures.push(...(await distributedStages(config)));
+  if (needsServer(config)) {
+    for (const shape of config.shapes) figures.push(...(await withWorkDir(config, shape, async (workDir) => deploymentStages(config, await startShape(config, shape, workDir), workDir))));
+  }
   if (config.stages.has('scaling') && config.shapes.has('distributed')) {
     figures.push(
       ...(await withWorkDir(config, 'distributed', (workDir) =>
@@ -36,8 +37,13 @@ async function main(): Promise<void> {
     );
   }
   if (config.stages.has('analytics')) {
-    const server = { entryPoint: config.serverEntryPoint, port: config.port };
-    figures.push(...(await stage(ANALYTICS_STAGE, () => measureAnalytics(server, config.analyticsEvents, config.keepData))));
+    for (const shape of config.shapes) {
+      figures.push(
+        ...(await withWorkDir(config, shape, (workDir) =>
+          stage(stageOfShape(ANALYTICS_STAGE, shape), () => measureAnalytics(() => startShape(config, shape, workDir), config.analyticsEvents, workDir)),
+        )),
+      );
+    }
   }
 
   console.log(`# Guidepost benchmark (${config.scale} scale)\n\n${renderMachine(describeMachine())}`);
@@ -48,26 +54,15 @@ async function main(): Promise<void> {
   if (figures.some((figure) => figure.failure !== undefined)) process.exitCode = 1;
 }
 
-/** Track, import and export against one standalone server with a fresh data folder. */
-function standaloneStages(config: BenchConfig): Promise<Figure[]> {
-  return withWorkDir(config, 'standalone', async (workDir) => {
-    progress(`starting Guidepost (standalone) on port ${config.port} (data and log in ${workDir})`);
-    const server = await startGuidepost({
-      entryPoint: config.serverEntryPoint,
-      port: config.port,
-      dataDir: join(workDir, 'data'),
-      logFile: join(workDir, 'server.log'),
-    });
-    return deploymentStages(config, server, workDir);
-  });
-}
-
-/** Track, import and export against the distributed shape on the servers of scripts/infra, in a namespace of its own discarded at the end. */
-function distributedStages(config: BenchConfig): Promise<Figure[]> {
-  return withWorkDir(config, 'distributed', async (workDir) => {
-    progress(`starting Guidepost (distributed) on the servers of scripts/infra (logs in ${workDir})`);
-    return deploymentStages(config, await startDistributed(workDir), workDir);
-  });
+/**
+ * A fresh deployment of `shape` whose data and logs are kept in `workDir`: the standalone server on
+ * the configured port (started again, it finds its data there), or the distributed shape on the
+ * servers of scripts/infra, in a namespace of its own discarded when it stops.
+ */
+function startShape(config: BenchConfig, shape: Shape, workDir: string): Promise<Deployment> {
+  progress(`starting Guidepost (${shape}) (data and logs in ${workDir})`);
+  if (shape === 'distributed') return startDistributed(workDir);
+  return startGuidepost({ entryPoint: config.serverEntryPoint, port: config.port, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
 }
 
 /** The stages that measure a running deployment, in order (export reuses the import's events); stops it at the end. */

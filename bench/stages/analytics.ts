@@ -1,14 +1,9 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { createClickHouseClient } from '@guidepost/platform-clickhouse';
-import { loadConfig } from '@guidepost/platform-config';
 import { analyticsSpecOf, analyticsStatement } from '@guidepost/ingestion';
 import { atMost, type Figure, ratioAtLeast } from '../report';
 import { elapsedSince } from '../support/clock';
+import { stageOfShape, type Deployment } from '../support/deployment';
 import { BenchAccount } from '../support/guidepost-client';
-import { type GuidepostServer, startGuidepost, type GuidepostServerOptions } from '../support/guidepost-server';
 import { count } from '../units';
 import type { LoadResult } from '../support/load-generator';
 import { importUntil } from './import';
@@ -17,6 +12,8 @@ import { trackLoad, trackPath } from './track';
 export const ANALYTICS_STAGE = '5 analytics';
 /** Issue 12: an aggregate query over 10 M events of one account answers in under 1 s. */
 const TARGET_MS = 1_000;
+/** How long imported events may take to become queryable (the distributed shape stores them after the import completes). */
+const QUERYABLE_TIMEOUT_MS = 15 * 60_000;
 /** Timed runs of each query after one untimed warm-up; the median counts. */
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 2.5 s apart: 10 M span about ten months). */
@@ -33,60 +30,51 @@ const TRACK_SECONDS = 10;
 const TRACK_WARMUP_SECONDS = 3;
 
 /**
- * `POST /analytics/query` over `events` imported events of one account, on a standalone server of its
- * own (a fresh data folder), timed from request to answer, twice: right after the import, while the
- * store still holds the parts the import wrote (each spans every user, so `FINAL` merges them all at
- * read time), and once they are merged, which ClickHouse's background merges reach in time and the
- * benchmark reaches at once with `OPTIMIZE TABLE events FINAL` (timed, with the parts counted). Each
- * time, with the server stopped (chdb binds a data folder to one process), the very statement the
- * service compiles is run straight in the event store through the same client: what the store itself
- * takes, the floor of any answer.
+ * `POST /analytics/query` over `events` imported events of one account, on a deployment of its own
+ * (`start` brings up a fresh one whose data lives in the stage's folder), timed from request to
+ * answer, twice: right after the import, while the store still holds the parts the import wrote
+ * (each spans every user, so `FINAL` merges them all at read time), and once they are merged, which
+ * ClickHouse's background merges reach in time and the benchmark reaches at once with
+ * `OPTIMIZE TABLE events FINAL` (timed, with the parts counted). Each time, the very statement the
+ * service compiles is run straight in the deployment's event store through the same client: what the
+ * store itself takes, the floor of any answer. The standalone server is stopped for that (chdb binds
+ * a data folder to one process) and `start` brings it up again on the same data.
  */
-export async function measureAnalytics(server: Omit<GuidepostServerOptions, 'dataDir' | 'logFile'>, events: number, keepData: boolean): Promise<Figure[]> {
-  const workDir = await mkdtemp(join(tmpdir(), 'guidepost-bench-analytics-'));
-  // Run as root, the embedded PostgreSQL drops to a `postgres` user that must reach its folder.
-  await chmod(workDir, 0o755);
-  const serverIn = { ...server, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') };
+export async function measureAnalytics(start: () => Promise<Deployment>, events: number, workDir: string): Promise<Figure[]> {
+  const first = await start();
+  const running = [first];
   try {
-    const imported = await withServer(serverIn, async (running) => {
-      const { account } = await importUntil({ account: await BenchAccount.create(running, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
-      return { account, measured: await apiTimes(account), tracking: await trackingUnderAnalytics(account) };
-    });
-    const store = await storeTimes(serverIn.dataDir, imported.account.id);
-    const merged = await withServer(serverIn, () => apiTimes(imported.account));
+    const stage = stageOfShape(ANALYTICS_STAGE, first.shape);
+    const { account } = await importUntil({ account: await BenchAccount.create(first, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
+    await account.untilQueryable(events, QUERYABLE_TIMEOUT_MS);
+    const freshAnswers = await apiTimes(account);
+    const tracking = await trackingUnderAnalytics(account);
+    const store = await storeTimes(first, account.id);
+    if (first.exclusiveEventStore) running.push(await start());
+    const mergedAnswers = await apiTimes(account);
     return [
       ...Object.keys(QUERIES).flatMap((name) => [
-        figureOf(name, events, `right after the import (${store.fresh.parts} parts)`, imported.measured.get(name), store.fresh.times.get(name)),
-        figureOf(name, events, `parts merged (${store.merged.parts} parts)`, merged.get(name), store.merged.times.get(name)),
+        figureOf(stage, name, events, `right after the import (${store.fresh.parts} parts)`, freshAnswers.get(name), store.fresh.times.get(name)),
+        figureOf(stage, name, events, `parts merged (${store.merged.parts} parts)`, mergedAnswers.get(name), store.merged.times.get(name)),
       ]),
-      mergeFigure(store),
-      trackingFigure(imported.tracking),
+      mergeFigure(stage, store),
+      trackingFigure(stage, tracking),
     ];
   } finally {
-    if (keepData) console.error(`[bench] kept ${workDir}`);
-    else await rm(workDir, { recursive: true, force: true });
-  }
-}
-
-async function withServer<T>(options: GuidepostServerOptions, use: (running: GuidepostServer) => Promise<T>): Promise<T> {
-  const running = await startGuidepost(options);
-  try {
-    return await use(running);
-  } finally {
-    await running.stop();
+    for (const deployment of running) await deployment.stop();
   }
 }
 
 /** The median answer time of each query through the API. */
 async function apiTimes(account: BenchAccount): Promise<Map<string, number>> {
   const measured = new Map<string, number>();
-  for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(() => apiQuery(account, spec)));
+  for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(async () => void (await account.analyticsQuery(spec))));
   return measured;
 }
 
-function figureOf(name: string, events: number, state: string, ms = Number.NaN, baseline = Number.NaN): Figure {
+function figureOf(stage: string, name: string, events: number, state: string, ms = Number.NaN, baseline = Number.NaN): Figure {
   return {
-    stage: ANALYTICS_STAGE,
+    stage,
     figure: `${name} over ${count(events)} events, ${state}, median of ${RUNS}`,
     measured: milliseconds(ms),
     baseline: `the same SQL straight in the event store: ${milliseconds(baseline)}`,
@@ -96,9 +84,9 @@ function figureOf(name: string, events: number, state: string, ms = Number.NaN, 
   };
 }
 
-function mergeFigure({ fresh, merged, mergeMs }: StoreTimes): Figure {
+function mergeFigure(stage: string, { fresh, merged, mergeMs }: StoreTimes): Figure {
   return {
-    stage: ANALYTICS_STAGE,
+    stage,
     figure: 'merging the parts the import wrote (OPTIMIZE TABLE events FINAL, straight in the store)',
     measured: `${(mergeMs / 1000).toFixed(1)} s, ${fresh.parts} -> ${merged.parts} active parts`,
   };
@@ -124,7 +112,7 @@ async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUn
   let queries = 0;
   const loop = (async () => {
     while (tracking) {
-      await apiQuery(account, FLOW_FUNNEL);
+      await account.analyticsQuery(FLOW_FUNNEL);
       queries += 1;
     }
   })();
@@ -137,27 +125,17 @@ async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUn
   }
 }
 
-function trackingFigure({ alone, busy, queries }: TrackingUnderAnalytics): Figure {
+function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAnalytics): Figure {
   const rate = (load: LoadResult) => load.succeeded / load.durationSeconds;
   const ratio = rate(busy) / rate(alone);
   return {
-    stage: ANALYTICS_STAGE,
+    stage,
     figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back (${queries} in ${TRACK_SECONDS} s)`,
     measured: `${count(rate(busy))} req/s (${Math.abs(100 * (1 - ratio)).toFixed(1)} % ${ratio <= 1 ? 'slower' : 'faster'})`,
     baseline: `track alone: ${count(rate(alone))} req/s`,
     ratio,
     target: ratioAtLeast(ratio, TRACKING_KEPT),
   };
-}
-
-async function apiQuery(account: BenchAccount, spec: object): Promise<void> {
-  const response = await fetch(account.url('/analytics/query'), {
-    method: 'POST',
-    headers: { authorization: account.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify(spec),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST /analytics/query: expected 200, got ${response.status}: ${text.slice(0, 500)}`);
 }
 
 interface StoreState {
@@ -173,9 +151,9 @@ interface StoreTimes {
   readonly mergeMs: number;
 }
 
-/** Each query's statement, as the service compiles it, run straight in the store's data folder, before and after merging its parts. */
-async function storeTimes(dataDir: string, accountId: string): Promise<StoreTimes> {
-  const client = await createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: dataDir }));
+/** Each query's statement, as the service compiles it, run straight in the deployment's event store, before and after merging its parts. */
+async function storeTimes(deployment: Deployment, accountId: string): Promise<StoreTimes> {
+  const client = await deployment.openEventStore();
   try {
     const fresh = await storeState(client, accountId);
     const start = performance.now();

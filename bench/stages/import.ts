@@ -5,14 +5,12 @@ import type { Figure } from '../report';
 import { elapsedSince } from '../support/clock';
 import { writeNdjsonFile, type GeneratedLines } from '../support/event-rows';
 import { BenchAccount, completedAttributes, countAttribute } from '../support/guidepost-client';
-import { stageOfShape, type Deployment, type Shape } from '../support/deployment';
+import { stageOfShape, type Deployment } from '../support/deployment';
 import { measureMemory } from '../support/process-memory';
-import { count, MEBIBYTE, megabytes, megabytesPerSecond, perSecond, seconds } from '../units';
-import { memoryFigures } from './memory-figures';
+import { count, megabytes, megabytesPerSecond, perSecond, seconds } from '../units';
+import { memoryFigures, PEAK_LIMIT_BYTES } from './memory-figures';
 
 export const IMPORT_STAGE = '3 import';
-/** docs/performance.md: a 200 MB import end to end keeps every process under 300 MB; each Node process of the distributed shape under 256 MiB. */
-const PEAK_LIMIT_BYTES: Readonly<Record<Shape, number>> = { standalone: 300 * MEBIBYTE, distributed: 256 * MEBIBYTE };
 const IMPORT_TIMEOUT_MS = 60 * 60_000;
 
 /** Events imported into an account, and the next generated row index (rows never repeat). */

@@ -21,6 +21,8 @@ export interface Deployment {
    * caller). The standalone server is stopped first: chdb binds its data folder to one process.
    */
   openEventStore(): Promise<ClickHouseClient>;
+  /** Whether `openEventStore()` stops the deployment (the standalone server: chdb binds its data folder to one process). */
+  readonly exclusiveEventStore: boolean;
   /** Idempotent. */
   stop(): Promise<void>;
 }

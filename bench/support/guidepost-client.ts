@@ -8,6 +8,7 @@ import type { Deployment } from './deployment';
 
 /** Short, so that a job's time to COMPLETED is measured within a tenth of a second. */
 const JOB_POLL_INTERVAL_MS = 100;
+const QUERYABLE_POLL_INTERVAL_MS = 1_000;
 
 /** An account with one API key, and the public API calls the benchmark makes with it. */
 export class BenchAccount {
@@ -45,6 +46,30 @@ export class BenchAccount {
 
   exportEvents(request: EventExportRequest): Promise<AsyncAcknowledgement> {
     return this.call<AsyncAcknowledgement>('POST', '/export/events', JSON.stringify(request), 202, 'application/json');
+  }
+
+  /** `POST /analytics/query`: the rows of the answer. */
+  analyticsQuery(spec: object): Promise<Record<string, unknown>[]> {
+    return this.call<Record<string, unknown>[]>('POST', '/analytics/query', JSON.stringify(spec), 200, 'application/json');
+  }
+
+  /**
+   * Waits until the account holds at least `events` queryable events (counted through
+   * `POST /analytics/query`): an import completes once its rows are accepted, and the distributed
+   * shape stores them a little later, so a stage started at once would measure a store still being
+   * written.
+   */
+  async untilQueryable(events: number, timeoutMs: number): Promise<void> {
+    const everything = { metrics: ['events'], start_time: '1970-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z' };
+    let stored = 0;
+    await pollUntil(
+      async () => {
+        const [row] = await this.analyticsQuery(everything);
+        stored = Number(row?.['events'] ?? 0);
+        return stored >= events ? true : undefined;
+      },
+      { timeoutMs, intervalMs: QUERYABLE_POLL_INTERVAL_MS, describeWait: () => `only ${stored} of ${events} imported events are queryable` },
+    );
   }
 
   /** Polls the job until it is no longer `IN_PROGRESS`; a `FAILED` job is an error carrying its last event. */

@@ -68,7 +68,7 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
       await stop();
       return createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: options.dataDir }));
     };
-    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, openEventStore, stop };
+    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, openEventStore, exclusiveEventStore: true, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -15,7 +15,7 @@ export function containerName(namespace: string, processName: string): string {
 /**
  * Runs each process of the suite in a container of IMAGE (the service image of deploy/Dockerfile)
  * with podman, as a cluster would: the image's non-root user, a read-only root filesystem with
- * /tmp and /data as the only writable places, the process's GUIDEPOST_* settings, and the host's
+ * /tmp and /data as the only writable places, the process's GUIDEPOST_* settings and NODE_OPTIONS, and the host's
  * network so that the servers of scripts/infra and the other processes answer on loopback as they do
  * for the processes the suite runs directly. Containers are kept after they exit (their exit code is
  * evidence); `removeSuiteContainers` removes them.
@@ -23,7 +23,9 @@ export function containerName(namespace: string, processName: string): string {
 export function containerLauncher(image: string, namespace: string): ProcessLauncher {
   return ({ name, entryPoint, args, env }) => {
     // Passed by name: podman reads the values from its own environment, so no secret is on a command line.
-    const settings = Object.keys(env).filter((variable) => variable.startsWith('GUIDEPOST_') && variable !== 'GUIDEPOST_DATA_DIR');
+    const settings = Object.keys(env).filter(
+      (variable) => (variable.startsWith('GUIDEPOST_') && variable !== 'GUIDEPOST_DATA_DIR') || variable === 'NODE_OPTIONS',
+    );
     return {
       command: 'podman',
       args: [

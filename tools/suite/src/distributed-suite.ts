@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Infrastructure } from './infrastructure';
 import { freeLoopbackPort } from './loopback-port';
@@ -151,6 +151,8 @@ async function sharedEnvironment(options: SuiteOptions, adminToken: string, port
   const serviceUrl = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
   return {
     ...process.env,
+    // V8's heap sized as the Helm chart sizes it in a pod; options given to this run come after, so they win.
+    NODE_OPTIONS: [chartNodeOptions(), process.env['NODE_OPTIONS']].filter(Boolean).join(' '),
     ...options.env,
     GUIDEPOST_HOST: '127.0.0.1',
     GUIDEPOST_LOG_LEVEL: options.logLevel ?? 'info',
@@ -172,6 +174,17 @@ async function sharedEnvironment(options: SuiteOptions, adminToken: string, port
     // Every replica of a service is equal; the others call the first (production puts a Service in front).
     GUIDEPOST_INGESTION_SERVICE_URL: serviceUrl('ingestion-0'),
   };
+}
+
+/**
+ * The chart's NODE_OPTIONS for every role (`nodeOptions` in helm/guidepost/values.yaml): the suite,
+ * the tests and the benchmark run each process with V8's heap sized as a cluster runs it.
+ */
+function chartNodeOptions(): string {
+  const values = readFileSync(join(REPO_ROOT, 'helm', 'guidepost', 'values.yaml'), 'utf8');
+  const line = /^nodeOptions: "([^"]*)"$/m.exec(values);
+  if (line === null) throw new Error('helm/guidepost/values.yaml has no top-level `nodeOptions: "..."` line');
+  return line[1];
 }
 
 /** The folder holding `nx.json` above `from` (this file runs from its source in tests and from `dist/`). */
