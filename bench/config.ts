@@ -1,5 +1,5 @@
 /**
- * What one `npm run bench` measures and how big. `BENCH_SCALE=small` is a smoke run of about a minute
+ * What one `npm run bench` measures and how big. `BENCH_SCALE=small` is a smoke run of a few minutes
  * (the figures are then only indicative); the default `full` scale is the one the targets in
  * docs/performance.md are judged at. Each size can also be set on its own.
  */
