@@ -173,6 +173,9 @@ async function refusal(port: number): Promise<string> {
       () => 'answered',
       (error: NodeJS.ErrnoException) => error.code ?? String(error),
     );
+    // A connection the kernel accepted just before the listener closed is reset, not served: the
+    // stop is under way, and the next attempt meets the closed port.
+    if (outcome === 'ECONNRESET') continue;
     if (outcome !== 'answered') return outcome;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
