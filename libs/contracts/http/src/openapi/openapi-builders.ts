@@ -81,6 +81,7 @@ const ERROR_RESPONSE_NAMES = {
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   500: 'InternalServerError',
+  503: 'ServiceUnavailable',
 } as const;
 
 export const ERROR_RESPONSES: Record<string, JsonObject> = {
@@ -108,10 +109,16 @@ export const ERROR_RESPONSES: Record<string, JsonObject> = {
     { 'Retry-After': componentRef('headers', 'Retry-After'), ...rateLimitHeaders() },
   ),
   InternalServerError: problem('An unexpected failure; safe to retry. Accepted data is never lost.'),
+  ServiceUnavailable: problem(
+    'A store or service this request needs is down, restarting or too slow (for a tracked event in the distributed ' +
+      'shape: Kafka has not acknowledged it within 5 seconds); nothing was accepted. Wait `Retry-After` seconds and ' +
+      'send the request again.',
+    { 'Retry-After': componentRef('headers', 'Retry-After') },
+  ),
 };
 
 function errorResponses(errors: readonly OperationError[]): JsonObject {
-  const statuses = [...new Set<keyof typeof ERROR_RESPONSE_NAMES>([...errors, 401, 403, 429, 500])].sort((a, b) => a - b);
+  const statuses = [...new Set<keyof typeof ERROR_RESPONSE_NAMES>([...errors, 401, 403, 429, 500, 503])].sort((a, b) => a - b);
   return Object.fromEntries(statuses.map((status) => [String(status), componentRef('responses', ERROR_RESPONSE_NAMES[status])]));
 }
 

@@ -110,11 +110,13 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('documents authentication, access and throttling errors as Problem Details on every operation', () => {
+  it('documents authentication, access, throttling and unavailability errors as Problem Details on every operation', () => {
     for (const [path, method, op] of operations()) {
       const responses = op['responses'] as Json;
-      for (const status of ['401', '403', '429', '500']) expect({ path, method, status, has: status in responses }).toMatchObject({ has: true });
+      for (const status of ['401', '403', '429', '500', '503']) expect({ path, method, status, has: status in responses }).toMatchObject({ has: true });
     }
+    const unavailable = resolve('#/components/responses/ServiceUnavailable') as Json;
+    expect(Object.keys(unavailable['headers'] as Json)).toContain('Retry-After');
     const throttled = resolve('#/components/responses/TooManyRequests') as Json;
     expect(Object.keys(throttled['headers'] as Json)).toEqual(
       expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),

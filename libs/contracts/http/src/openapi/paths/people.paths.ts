@@ -169,8 +169,9 @@ export function peoplePaths(schemas: SchemaComponents): PathItems {
         tag: 'Users',
         summary: 'Track an event',
         description:
-          'Records one event of the user. Answered 200 once the event is durable (committed to the service\'s outbox, from ' +
-          'where it reaches the event store); usable for targeting and personalization at once and in event history within ' +
+          'Records one event of the user. Answered 200 once the event is durable (standalone: committed to the service\'s ' +
+          'outbox; distributed: acknowledged by every in-sync replica of the Kafka topic, else 503 with `Retry-After` within ' +
+          'about 5 s), from where it reaches the event store; usable for targeting and personalization at once and in event history within ' +
           'seconds (insights and charts take several minutes). `timestamp` needs seconds and `Z` or an offset ' +
           '(`2024-05-01T05:30:00-04:00`) and must fall in the years 1900 to 2299 (the range the event store holds); it is ' +
           'stored as that instant. Text no store keeps (NUL, a lone UTF-16 surrogate) in the name, `group_id`, ' +
