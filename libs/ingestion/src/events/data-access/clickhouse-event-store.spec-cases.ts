@@ -15,6 +15,8 @@ export interface EventStoreTarget {
 const PAGE_ROWS = 3;
 const RECEIVED_AT = '2024-06-01T00:00:00.000Z';
 const quiet = { log: () => undefined };
+/** Background merges are scheduled every few seconds, later on a busy machine: the test waits up to 30 s for one. */
+const MERGE_TEST_TIMEOUT_MS = 60_000;
 
 /**
  * The event store's behaviour with the real migrations, against the ClickHouse that `open` gives:
@@ -115,6 +117,45 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     expect((await store.history({ accountId, userId: 'u1', limit: 10, timeZoneMinutes: 0 })).map((e) => e.name)).toEqual(['b', 'a']);
     expect((await jsonLines()).map((line) => line['name'])).toEqual(['a', 'b']);
   });
+
+  it('merges a month that stopped receiving events into one part, so that exact reads stop merging it again (migration 3)', async () => {
+    const created = await client.query({ query: 'SHOW CREATE TABLE events', format: 'TabSeparatedRaw' });
+    expect(await created.text()).toMatch(/min_age_to_force_merge_seconds = 600, min_age_to_force_merge_on_partition_only = 1/);
+    // A large part and two small ones, which background merges alone leave apart (as they leave an import's parts).
+    await client.command({
+      query: `INSERT INTO events (account_id, event_id, user_id, name, timestamp, attributes, context_url, received_at)
+              SELECT {account:String}, concat('bulk-', toString(number)), concat('u', toString(number % 1000)), 'viewed',
+                     toDateTime64('2019-03-01 00:00:00', 3, 'UTC') + toIntervalSecond(number), '{}', NULL, now64(3)
+              FROM numbers(300000)`,
+      query_params: { account: accountId },
+    });
+    const month = { timestamp: '2019-03-20T12:00:00.000Z' };
+    await insert([event(month)]);
+    await insert([event({ ...month, userId: 'u2' })]);
+    expect(await activePartsOf('201903')).toBeGreaterThan(1);
+    // An operator's shorter delay, so that the test need not wait ten quiet minutes.
+    await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 1' });
+    try {
+      const deadline = Date.now() + 30_000;
+      while ((await activePartsOf('201903')) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await activePartsOf('201903')).toBe(1);
+    } finally {
+      await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 600' });
+    }
+    const stored = await client.query({ query: 'SELECT count() AS events FROM events FINAL WHERE account_id = {account:String}', query_params: { account: accountId }, format: 'JSONEachRow' });
+    const [{ events }] = await stored.json<{ events: string }>();
+    expect(Number(events)).toBe(300_002);
+  }, MERGE_TEST_TIMEOUT_MS);
+
+  async function activePartsOf(partition: string): Promise<number> {
+    const result = await client.query({
+      query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND partition = {partition:String} AND active",
+      query_params: { partition },
+      format: 'JSONEachRow',
+    });
+    const [{ parts }] = await result.json<{ parts: string }>();
+    return Number(parts);
+  }
 
   it('returns history newest first up to the limit, rendered in the requested zone', async () => {
     await insert([
