@@ -6,6 +6,7 @@ import { stageOfShape, type Deployment } from '../support/deployment';
 import { BenchAccount } from '../support/guidepost-client';
 import { count } from '../units';
 import type { LoadResult } from '../support/load-generator';
+import { cpuNow, cpuSince, type ProcessCpu } from '../support/process-cpu';
 import { importUntil } from './import';
 import { trackLoad, trackPath } from './track';
 
@@ -34,10 +35,10 @@ const TRACK_WARMUP_SECONDS = 3;
  * (`start` brings up a fresh one whose data lives in the stage's folder), timed from request to
  * answer, twice: right after the import, while the store still holds the parts the import wrote
  * (each spans every user, so `FINAL` merges them all at read time), and once they are merged, which
- * ClickHouse's background merges reach in time and the benchmark reaches at once with
- * `OPTIMIZE TABLE events FINAL` (timed, with the parts counted). Each time, the very statement the
- * service compiles is run straight in the deployment's event store through the same client: what the
- * store itself takes, the floor of any answer. The standalone server is stopped for that (chdb binds
+ * the store reaches 10 minutes after the last insert (the event store's migration 3) and the
+ * benchmark reaches at once with `OPTIMIZE TABLE events FINAL` (timed, with the parts counted).
+ * Each time, the very statement the service compiles is run straight in the deployment's event store
+ * through the same client: what the store itself takes, the floor of any answer. The standalone server is stopped for that (chdb binds
  * a data folder to one process) and `start` brings it up again on the same data.
  */
 export async function measureAnalytics(start: () => Promise<Deployment>, events: number, workDir: string): Promise<Figure[]> {
@@ -48,7 +49,7 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
     const { account } = await importUntil({ account: await BenchAccount.create(first, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
     await account.untilQueryable(events, QUERYABLE_TIMEOUT_MS);
     const freshAnswers = await apiTimes(account);
-    const tracking = await trackingUnderAnalytics(account);
+    const tracking = await trackingUnderAnalytics(account, first);
     const store = await storeTimes(first, account.id);
     if (first.exclusiveEventStore) running.push(await start());
     const mergedAnswers = await apiTimes(account);
@@ -59,6 +60,7 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
       ]),
       mergeFigure(stage, store),
       trackingFigure(stage, tracking),
+      ...trackingCpuFigures(stage, tracking),
     ];
   } finally {
     for (const deployment of running) await deployment.stop();
@@ -92,22 +94,34 @@ function mergeFigure(stage: string, { fresh, merged, mergeMs }: StoreTimes): Fig
   };
 }
 
+/** A load run with the CPU each process of the deployment spent meanwhile. */
+interface MeasuredLoad {
+  readonly load: LoadResult;
+  readonly cpu: readonly ProcessCpu[];
+}
+
 interface TrackingUnderAnalytics {
-  readonly alone: LoadResult;
-  readonly busy: LoadResult;
+  readonly alone: MeasuredLoad;
+  readonly busy: MeasuredLoad;
   /** Flow funnels answered while `busy` ran. */
   readonly queries: number;
 }
 
 /**
  * Track requests/s at 50 connections alone, then while the flow funnel runs over and over (one at a
- * time, as one client's dashboard would), on the same server and account.
+ * time, as one client's dashboard would), on the same server and account, with each process's CPU:
+ * where the queries' CPU came from.
  */
-async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUnderAnalytics> {
+async function trackingUnderAnalytics(account: BenchAccount, deployment: Deployment): Promise<TrackingUnderAnalytics> {
   const url = account.url(trackPath('bench-analytics'));
+  const measuredLoad = async (): Promise<MeasuredLoad> => {
+    const before = cpuNow(deployment.processes);
+    const load = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
+    return { load, cpu: cpuSince(before, deployment.processes) };
+  };
   // Unmeasured: the first load of a server runs cold code, which would flatter the second.
   await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_WARMUP_SECONDS);
-  const alone = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
+  const alone = await measuredLoad();
   let tracking = true;
   let queries = 0;
   const loop = (async () => {
@@ -117,7 +131,7 @@ async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUn
     }
   })();
   try {
-    const busy = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
+    const busy = await measuredLoad();
     return { alone, busy, queries };
   } finally {
     tracking = false;
@@ -126,7 +140,7 @@ async function trackingUnderAnalytics(account: BenchAccount): Promise<TrackingUn
 }
 
 function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAnalytics): Figure {
-  const rate = (load: LoadResult) => load.succeeded / load.durationSeconds;
+  const rate = ({ load }: MeasuredLoad) => load.succeeded / load.durationSeconds;
   const ratio = rate(busy) / rate(alone);
   return {
     stage,
@@ -136,6 +150,17 @@ function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAn
     ratio,
     target: ratioAtLeast(ratio, TRACKING_KEPT),
   };
+}
+
+/** Each process's CPU per second of tracking, alone and while the funnels ran: a line per process. */
+function trackingCpuFigures(stage: string, { alone, busy }: TrackingUnderAnalytics): Figure[] {
+  const perSecond = ({ ownMs, childrenMs }: ProcessCpu, { load }: MeasuredLoad): number => (ownMs + childrenMs) / load.durationSeconds;
+  return busy.cpu.map((spent, index) => ({
+    stage,
+    figure: `CPU of ${spent.process.name} per second of tracking, with the funnels running`,
+    measured: `${count(perSecond(spent, busy))} ms/s`,
+    baseline: `tracking alone: ${count(perSecond(alone.cpu[index], alone))} ms/s`,
+  }));
 }
 
 interface StoreState {

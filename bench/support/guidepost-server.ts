@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 // The one launcher of the tests and the suite (relative: the benchmark is compiled on its own, bench/tsconfig.json).
 import { buildLockOf } from '../../tools/suite/src/build-lock';
+import { withoutInfrastructure } from '../../tools/suite/src/infrastructure';
 import { ServiceProcess } from '../../tools/suite/src/service-process';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { loadConfig } from '@guidepost/platform-config';
@@ -42,7 +43,8 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
     cwd: REPO_ROOT,
     logFile: options.logFile,
     env: {
-      ...process.env,
+      // The stage measures (and `openEventStore` opens) the embedded stores, also from a shell that sourced infra.env.
+      ...withoutInfrastructure(process.env),
       GUIDEPOST_HOST: '127.0.0.1',
       GUIDEPOST_PORT: String(options.port),
       GUIDEPOST_DATA_DIR: options.dataDir,

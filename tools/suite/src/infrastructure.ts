@@ -40,6 +40,12 @@ export function loadInfrastructure(env: NodeJS.ProcessEnv = process.env): Infras
   return Object.fromEntries(Object.entries(VARIABLES).map(([field, name]) => [field, values[name]])) as unknown as Infrastructure;
 }
 
+/** `env` without the servers' endpoints, so that a process started with it runs on its embedded stores (the standalone shape). */
+export function withoutInfrastructure(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const endpoints = new Set(Object.values(VARIABLES));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !endpoints.has(name)));
+}
+
 /** Reads `export NAME=value` lines (values may be single- or double-quoted); a missing file is empty. */
 function readEnvFile(path: string): Record<string, string> {
   let text: string;
