@@ -14,11 +14,10 @@ import {
 import { completedJob, download, expectAccepted, ndjsonObjects, useServer } from './support-segments';
 import {
   csvBody,
-  getProfile,
+  eventuallyProperties,
   historyOfAtLeast,
   ndjsonBody,
   ndjsonText,
-  propertiesOf,
   startImport,
   track,
   uniqueId,
@@ -59,7 +58,7 @@ describe('malformed import files', () => {
     expect(health.status).toBe(200);
     const userId = uniqueId('after');
     await completedJob(account, await startImport(account, 'profiles', ndjsonBody(ndjsonText([{ user_id: userId, plan: 'pro' }]))));
-    expect(propertiesOf(await getProfile(account, userId), 'user_id', userId)).toEqual({ plan: 'pro' });
+    await eventuallyProperties(account, { user: userId }, { plan: 'pro' });
   }
 
   it('finishes an import interrupted by a restart, with every row exactly once', async () => {

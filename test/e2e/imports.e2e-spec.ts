@@ -5,6 +5,7 @@ import {
   BODY_LIMIT_DETAIL,
   csvBody,
   eventuallyInHistory,
+  eventuallyProperties,
   formUpload,
   getGroupProfile,
   getProfile,
@@ -74,12 +75,13 @@ async function importRows(kind: ImportKind, init: ApiInit, counts: { completed: 
   return { job, completed };
 }
 
-async function propertiesOfUser(userId: string): Promise<Json> {
-  return propertiesOf(await getProfile(account, userId), 'user_id', userId);
+/** Waits for a profile the import wrote to read as `expected` (see `eventuallyProperties`). */
+async function expectUserProperties(userId: string, expected: Json): Promise<void> {
+  await eventuallyProperties(account, { user: userId }, expected);
 }
 
-async function propertiesOfGroup(groupId: string): Promise<Json> {
-  return propertiesOf(await getGroupProfile(account, groupId), 'group_id', groupId);
+async function expectGroupProperties(groupId: string, expected: Json): Promise<void> {
+  await eventuallyProperties(account, { group: groupId }, expected);
 }
 
 type Encoding = [label: string, encode: (content: { ndjson: string; csv: string }) => ApiInit];
@@ -106,9 +108,9 @@ describe('POST /import/profiles', () => {
     const csv = `${idColumn},plan,seats,beta,code\n${first},pro,12,true,007\n${second},free,0,false,x1\n`;
 
     await importRows('profiles', encode({ ndjson, csv }), { completed: 2 });
-    expect(await propertiesOfUser(first)).toEqual({ plan: 'pro', seats: 12, beta: true, code: '007' });
+    await expectUserProperties(first, { plan: 'pro', seats: 12, beta: true, code: '007' });
     // The identifying key is not a property, whichever spelling was used.
-    expect(await propertiesOfUser(second)).toEqual({ plan: 'free', seats: 0, beta: false, code: 'x1' });
+    await expectUserProperties(second, { plan: 'free', seats: 0, beta: false, code: 'x1' });
   });
 
   it('keeps every JSON type of an NDJSON row and merges into an existing profile', async () => {
@@ -116,7 +118,7 @@ describe('POST /import/profiles', () => {
     await patchProfile(account, userId, { kept: 'from PATCH', plan: 'old' });
     const row = { user_id: userId, plan: 'new', manager: null, address: { city: 'Lyon' }, tags: ['a', 2] };
     await importRows('profiles', ndjsonBody(ndjsonText([row])), { completed: 1 });
-    expect(await propertiesOfUser(userId)).toEqual({ kept: 'from PATCH', plan: 'new', manager: null, address: { city: 'Lyon' }, tags: ['a', 2] });
+    await expectUserProperties(userId, { kept: 'from PATCH', plan: 'new', manager: null, address: { city: 'Lyon' }, tags: ['a', 2] });
   });
 
   it('types CSV cells: numbers, booleans, text such as 007; an empty cell leaves the property as it was', async () => {
@@ -124,7 +126,7 @@ describe('POST /import/profiles', () => {
     await patchProfile(account, userId, { blank: 'kept' });
     const csv = `user_id,plan,seats,score,big,beta,trial,code,note,blank\n${userId},pro,12,-3.5,1e3,true,false,007,"a, ""quoted"" note",\n`;
     await importRows('profiles', csvBody(csv), { completed: 1 });
-    expect(await propertiesOfUser(userId)).toEqual({
+    await expectUserProperties(userId, {
       blank: 'kept',
       plan: 'pro',
       seats: 12,
@@ -141,7 +143,7 @@ describe('POST /import/profiles', () => {
     const userId = uniqueId('spaced');
     const ndjson = `\n   ${JSON.stringify({ user_id: userId, plan: 'pro' })}   \n\n\t\n`;
     await importRows('profiles', ndjsonBody(ndjson), { completed: 1 });
-    expect(await propertiesOfUser(userId)).toEqual({ plan: 'pro' });
+    await expectUserProperties(userId, { plan: 'pro' });
   });
 
   it("records each imported row as svc:profile_update in the user's history", async () => {
@@ -163,8 +165,8 @@ describe('POST /import/groups', () => {
     const csv = `${idColumn},industry,size,active\n${first},retail,50,true\n${second},saas,7,false\n`;
 
     await importRows('groups', encode({ ndjson, csv }), { completed: 2 });
-    expect(await propertiesOfGroup(first)).toEqual({ industry: 'retail', size: 50, active: true });
-    expect(await propertiesOfGroup(second)).toEqual({ industry: 'saas', size: 7, active: false });
+    await expectGroupProperties(first, { industry: 'retail', size: 50, active: true });
+    await expectGroupProperties(second, { industry: 'saas', size: 7, active: false });
   });
 
   it('merges into an existing group profile', async () => {
@@ -172,7 +174,7 @@ describe('POST /import/groups', () => {
     const patched = await api(account, 'PATCH', groupPath(groupId, 'profile'), { json: { kept: 1, industry: 'old' } });
     expect(patched.status).toBe(200);
     await importRows('groups', ndjsonBody(ndjsonText([{ group_id: groupId, industry: 'new' }])), { completed: 1 });
-    expect(await propertiesOfGroup(groupId)).toEqual({ kept: 1, industry: 'new' });
+    await expectGroupProperties(groupId, { kept: 1, industry: 'new' });
   });
 });
 
@@ -289,8 +291,8 @@ describe('rows that fail', () => {
     // The Completed event carries the first failures inline.
     expect(completed.attributes['failures']).toEqual(failures);
 
-    expect(await propertiesOfUser(good)).toEqual({ plan: 'pro' });
-    expect(await propertiesOfUser(alsoGood)).toEqual({ plan: 'team' });
+    await expectUserProperties(good, { plan: 'pro' });
+    await expectUserProperties(alsoGood, { plan: 'team' });
     await expectProblem(await api(account, 'GET', userPath('broken', 'profile')), 404);
   });
 
@@ -362,8 +364,8 @@ describe('rows that fail', () => {
     expectFailure(failures[1], 4);
     expectFailure(failures[2], 6);
     expect(failures[2].reason).toMatch(/quote/i);
-    expect(await propertiesOfUser(first)).toEqual({ plan: 'pro', seats: 1 });
-    expect(await propertiesOfUser(second)).toEqual({ plan: 'team', seats: 4 });
+    await expectUserProperties(first, { plan: 'pro', seats: 1 });
+    await expectUserProperties(second, { plan: 'team', seats: 4 });
   });
 
   it('keeps each bad CSV event row (empty name, timestamp without zone, missing id)', async () => {
@@ -451,8 +453,8 @@ describe('ingestion filtering rules at import', () => {
     const [userId, groupId] = [uniqueId('user'), uniqueId('group')];
     await importInto('profiles', [{ user_id: userId, secret: 's', plan: 'pro' }]);
     await importInto('groups', [{ group_id: groupId, internal: 'i', industry: 'retail' }]);
-    expect(propertiesOf(await getProfile(filtered, userId), 'user_id', userId)).toEqual({ plan: 'pro' });
-    expect(propertiesOf(await getGroupProfile(filtered, groupId), 'group_id', groupId)).toEqual({ industry: 'retail' });
+    await eventuallyProperties(filtered, { user: userId }, { plan: 'pro' });
+    await eventuallyProperties(filtered, { group: groupId }, { industry: 'retail' });
   });
 
   it('never stores imported events whose name is denied', async () => {

@@ -42,6 +42,21 @@ export async function getGroupProfile(account: TestAccount, groupId: string): Pr
 }
 
 /**
+ * Waits until a user or group profile holds exactly `expected`. An import's `Completed` says its rows
+ * are durably handed to the profile service; in the distributed shape that service merges them a
+ * moment later, so a read right after it may still see the profile as it was.
+ */
+export async function eventuallyProperties(account: TestAccount, profile: { user: string } | { group: string }, expected: Json): Promise<void> {
+  await eventually(async () => {
+    const properties =
+      'user' in profile
+        ? propertiesOf(await getProfile(account, profile.user), 'user_id', profile.user)
+        : propertiesOf(await getGroupProfile(account, profile.group), 'group_id', profile.group);
+    expect(properties).toEqual(expected);
+  });
+}
+
+/**
  * A profile without its identifying key: the spec calls a profile free-form key/value data addressed by
  * its id, so an implementation may or may not echo the id; when it does, it must be the right one.
  */
