@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { buildLockOf } from '../../../tools/suite/src/build-lock';
 // eslint-disable-next-line @nx/enforce-module-boundaries
+import { withoutInfrastructure } from '../../../tools/suite/src/infrastructure';
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { freeLoopbackPort } from '../../../tools/suite/src/loopback-port';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type ProcessExit, ServiceProcess } from '../../../tools/suite/src/service-process';
@@ -56,7 +58,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const adminToken = randomBytes(24).toString('hex');
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    // A shell that sourced the servers' endpoints (infra.env) must not turn this standalone server distributed.
+    ...withoutInfrastructure(process.env),
     GUIDEPOST_PORT: String(port),
     GUIDEPOST_HOST: '127.0.0.1',
     GUIDEPOST_DATA_DIR: dataDir,
