@@ -5,7 +5,7 @@ import { elapsedSince } from '../support/clock';
 import { stageOfShape, type Deployment } from '../support/deployment';
 import { BenchAccount } from '../support/guidepost-client';
 import { count } from '../units';
-import type { LoadResult } from '../support/load-generator';
+import { inIdleCpuGroup, type IdleCpuOutcome } from '../support/idle-cpu-group';
 import { cpuNow, cpuSince, type ProcessCpu } from '../support/process-cpu';
 import { importUntil } from './import';
 import { trackLoad, trackPath } from './track';
@@ -28,6 +28,7 @@ const QUERIES = {
 const TRACKING_KEPT = 0.9;
 const TRACK_CONNECTIONS = 50;
 const TRACK_SECONDS = 10;
+const TRACK_ROUNDS = 3;
 const TRACK_WARMUP_SECONDS = 3;
 
 /**
@@ -39,7 +40,8 @@ const TRACK_WARMUP_SECONDS = 3;
  * benchmark reaches at once with `OPTIMIZE TABLE events FINAL` (timed, with the parts counted).
  * Each time, the very statement the service compiles is run straight in the deployment's event store
  * through the same client: what the store itself takes, the floor of any answer. The standalone server is stopped for that (chdb binds
- * a data folder to one process) and `start` brings it up again on the same data.
+ * a data folder to one process) and `start` brings it up again on the same data. Tracking is measured
+ * while funnels run, and where the store is a process of its own, again with it in an idle CPU group.
  */
 export async function measureAnalytics(start: () => Promise<Deployment>, events: number, workDir: string): Promise<Figure[]> {
   const first = await start();
@@ -50,6 +52,7 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
     await account.untilQueryable(events, QUERYABLE_TIMEOUT_MS);
     const freshAnswers = await apiTimes(account);
     const tracking = await trackingUnderAnalytics(account, first);
+    const trackingBesideIdleStore = await besideIdleStore(first, () => trackingUnderAnalytics(account, first));
     const store = await storeTimes(first, account.id);
     if (first.exclusiveEventStore) running.push(await start());
     const mergedAnswers = await apiTimes(account);
@@ -59,8 +62,9 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
         figureOf(stage, name, events, `parts merged (${store.merged.parts} parts)`, mergedAnswers.get(name), store.merged.times.get(name)),
       ]),
       mergeFigure(stage, store),
-      trackingFigure(stage, tracking),
-      ...trackingCpuFigures(stage, tracking),
+      trackingFigure(stage, tracking, ''),
+      ...trackingCpuFigures(stage, tracking, ''),
+      ...(trackingBesideIdleStore === undefined ? [] : idleStoreFigures(stage, trackingBesideIdleStore)),
     ];
   } finally {
     for (const deployment of running) await deployment.stop();
@@ -94,9 +98,10 @@ function mergeFigure(stage: string, { fresh, merged, mergeMs }: StoreTimes): Fig
   };
 }
 
-/** A load run with the CPU each process of the deployment spent meanwhile. */
+/** Tracking measured over one or more load runs, with the CPU each process of the deployment spent meanwhile. */
 interface MeasuredLoad {
-  readonly load: LoadResult;
+  readonly succeeded: number;
+  readonly seconds: number;
   readonly cpu: readonly ProcessCpu[];
 }
 
@@ -110,41 +115,60 @@ interface TrackingUnderAnalytics {
 /**
  * Track requests/s at 50 connections alone, then while the flow funnel runs over and over (one at a
  * time, as one client's dashboard would), on the same server and account, with each process's CPU:
- * where the queries' CPU came from.
+ * where the queries' CPU came from. The two alternate `TRACK_ROUNDS` times and each side is summed,
+ * so that the machine's drift over the minute falls on both alike (single 10 s runs of tracking alone
+ * ranged from 841 to 1,247 req/s).
  */
 async function trackingUnderAnalytics(account: BenchAccount, deployment: Deployment): Promise<TrackingUnderAnalytics> {
   const url = account.url(trackPath('bench-analytics'));
   const measuredLoad = async (): Promise<MeasuredLoad> => {
     const before = cpuNow(deployment.processes);
     const load = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
-    return { load, cpu: cpuSince(before, deployment.processes) };
+    return { succeeded: load.succeeded, seconds: load.durationSeconds, cpu: cpuSince(before, deployment.processes) };
   };
   // Unmeasured: the first load of a server runs cold code, which would flatter the second.
   await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_WARMUP_SECONDS);
-  const alone = await measuredLoad();
-  let tracking = true;
+  const alone: MeasuredLoad[] = [];
+  const busy: MeasuredLoad[] = [];
   let queries = 0;
-  const loop = (async () => {
-    while (tracking) {
-      await account.analyticsQuery(FLOW_FUNNEL);
-      queries += 1;
+  for (let round = 0; round < TRACK_ROUNDS; round += 1) {
+    alone.push(await measuredLoad());
+    let running = true;
+    const funnels = (async () => {
+      while (running) {
+        await account.analyticsQuery(FLOW_FUNNEL);
+        queries += 1;
+      }
+    })();
+    try {
+      busy.push(await measuredLoad());
+    } finally {
+      running = false;
+      await funnels;
     }
-  })();
-  try {
-    const busy = await measuredLoad();
-    return { alone, busy, queries };
-  } finally {
-    tracking = false;
-    await loop;
   }
+  return { alone: summed(alone), busy: summed(busy), queries };
 }
 
-function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAnalytics): Figure {
-  const rate = ({ load }: MeasuredLoad) => load.succeeded / load.durationSeconds;
+function summed(runs: readonly MeasuredLoad[]): MeasuredLoad {
+  return runs.reduce((total, run) => ({
+    succeeded: total.succeeded + run.succeeded,
+    seconds: total.seconds + run.seconds,
+    cpu: total.cpu.map((spent, index) => ({
+      process: spent.process,
+      ownMs: spent.ownMs + run.cpu[index].ownMs,
+      childrenMs: spent.childrenMs + run.cpu[index].childrenMs,
+    })),
+  }));
+}
+
+/** `setting` qualifies the figure's name: how the event store was run (empty for as it comes). */
+function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAnalytics, setting: string): Figure {
+  const rate = ({ succeeded, seconds }: MeasuredLoad) => succeeded / seconds;
   const ratio = rate(busy) / rate(alone);
   return {
     stage,
-    figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back (${queries} in ${TRACK_SECONDS} s)`,
+    figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back${setting} (${queries} in ${TRACK_ROUNDS} × ${TRACK_SECONDS} s, alternating with tracking alone)`,
     measured: `${count(rate(busy))} req/s (${Math.abs(100 * (1 - ratio)).toFixed(1)} % ${ratio <= 1 ? 'slower' : 'faster'})`,
     baseline: `track alone: ${count(rate(alone))} req/s`,
     ratio,
@@ -153,14 +177,34 @@ function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAn
 }
 
 /** Each process's CPU per second of tracking, alone and while the funnels ran: a line per process. */
-function trackingCpuFigures(stage: string, { alone, busy }: TrackingUnderAnalytics): Figure[] {
-  const perSecond = ({ ownMs, childrenMs }: ProcessCpu, { load }: MeasuredLoad): number => (ownMs + childrenMs) / load.durationSeconds;
+function trackingCpuFigures(stage: string, { alone, busy }: TrackingUnderAnalytics, setting: string): Figure[] {
+  const perSecond = ({ ownMs, childrenMs }: ProcessCpu, { seconds }: MeasuredLoad): number => (ownMs + childrenMs) / seconds;
   return busy.cpu.map((spent, index) => ({
     stage,
-    figure: `CPU of ${spent.process.name} per second of tracking, with the funnels running`,
+    figure: `CPU of ${spent.process.name} per second of tracking, with the funnels running${setting}`,
     measured: `${count(perSecond(spent, busy))} ms/s`,
     baseline: `tracking alone: ${count(perSecond(alone.cpu[index], alone))} ms/s`,
   }));
+}
+
+const IDLE_STORE = ', the event store in an idle CPU group';
+
+/**
+ * Where the event store is a process of its own (the distributed shape), tracking under analytics
+ * again with that process in an idle CPU group: how an operator runs a store that shares the
+ * machine with ingestion (docs/deployment.md). Undefined where the store runs inside Guidepost.
+ */
+async function besideIdleStore(
+  deployment: Deployment,
+  measure: () => Promise<TrackingUnderAnalytics>,
+): Promise<IdleCpuOutcome<TrackingUnderAnalytics> | undefined> {
+  const store = deployment.eventStoreProcess;
+  return store === undefined ? undefined : inIdleCpuGroup(store.pid, measure);
+}
+
+function idleStoreFigures(stage: string, outcome: IdleCpuOutcome<TrackingUnderAnalytics>): Figure[] {
+  if (outcome.ran) return [trackingFigure(stage, outcome.result, IDLE_STORE), ...trackingCpuFigures(stage, outcome.result, IDLE_STORE)];
+  return [{ stage, figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back${IDLE_STORE}`, measured: `not measured: ${outcome.reason}` }];
 }
 
 interface StoreState {

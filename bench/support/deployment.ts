@@ -16,6 +16,8 @@ export interface Deployment {
    * then the servers it uses (the distributed shape's Kafka, PostgreSQL, ClickHouse and MinIO).
    */
   readonly processes: readonly NamedProcess[];
+  /** The event store's own process (the distributed shape's ClickHouse); absent where the store runs inside Guidepost (standalone). */
+  readonly eventStoreProcess?: NamedProcess;
   /**
    * A client of the deployment's event store, for baselines read straight from it (closed by the
    * caller). The standalone server is stopped first: chdb binds its data folder to one process.
