@@ -6,7 +6,7 @@ import { stageOfShape, type Deployment } from '../support/deployment';
 import { BenchAccount } from '../support/guidepost-client';
 import { count } from '../units';
 import { inIdleCpuGroup, type IdleCpuOutcome } from '../support/idle-cpu-group';
-import { cpuNow, cpuSince, type ProcessCpu } from '../support/process-cpu';
+import { cpuNow, cpuSince, machineIdleMs, type ProcessCpu } from '../support/process-cpu';
 import { importUntil } from './import';
 import { trackLoad, trackPath } from './track';
 
@@ -98,11 +98,13 @@ function mergeFigure(stage: string, { fresh, merged, mergeMs }: StoreTimes): Fig
   };
 }
 
-/** Tracking measured over one or more load runs, with the CPU each process of the deployment spent meanwhile. */
+/** Tracking measured over one or more load runs, with the CPU each process of the deployment spent meanwhile and what no process used. */
 interface MeasuredLoad {
   readonly succeeded: number;
   readonly seconds: number;
   readonly cpu: readonly ProcessCpu[];
+  /** CPU time of the whole machine that no process used (every core). */
+  readonly idleMs: number;
 }
 
 interface TrackingUnderAnalytics {
@@ -123,8 +125,9 @@ async function trackingUnderAnalytics(account: BenchAccount, deployment: Deploym
   const url = account.url(trackPath('bench-analytics'));
   const measuredLoad = async (): Promise<MeasuredLoad> => {
     const before = cpuNow(deployment.processes);
+    const idleBefore = machineIdleMs();
     const load = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
-    return { succeeded: load.succeeded, seconds: load.durationSeconds, cpu: cpuSince(before, deployment.processes) };
+    return { succeeded: load.succeeded, seconds: load.durationSeconds, cpu: cpuSince(before, deployment.processes), idleMs: machineIdleMs() - idleBefore };
   };
   // Unmeasured: the first load of a server runs cold code, which would flatter the second.
   await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_WARMUP_SECONDS);
@@ -154,6 +157,7 @@ function summed(runs: readonly MeasuredLoad[]): MeasuredLoad {
   return runs.reduce((total, run) => ({
     succeeded: total.succeeded + run.succeeded,
     seconds: total.seconds + run.seconds,
+    idleMs: total.idleMs + run.idleMs,
     cpu: total.cpu.map((spent, index) => ({
       process: spent.process,
       ownMs: spent.ownMs + run.cpu[index].ownMs,
@@ -168,7 +172,7 @@ function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAn
   const ratio = rate(busy) / rate(alone);
   return {
     stage,
-    figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back${setting} (${queries} in ${TRACK_ROUNDS} × ${TRACK_SECONDS} s, alternating with tracking alone)`,
+    figure: `${trackingFigureName(setting)} (${queries} in ${TRACK_ROUNDS} × ${TRACK_SECONDS} s, alternating with tracking alone)`,
     measured: `${count(rate(busy))} req/s (${Math.abs(100 * (1 - ratio)).toFixed(1)} % ${ratio <= 1 ? 'slower' : 'faster'})`,
     baseline: `track alone: ${count(rate(alone))} req/s`,
     ratio,
@@ -176,15 +180,31 @@ function trackingFigure(stage: string, { alone, busy, queries }: TrackingUnderAn
   };
 }
 
-/** Each process's CPU per second of tracking, alone and while the funnels ran: a line per process. */
+function trackingFigureName(setting: string): string {
+  return `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back${setting}`;
+}
+
+/**
+ * Each process's CPU per second of tracking, alone and while the funnels ran (a line per process),
+ * and the machine's CPU that no process used: whether the queries ran on idle cores or on tracking's.
+ */
 function trackingCpuFigures(stage: string, { alone, busy }: TrackingUnderAnalytics, setting: string): Figure[] {
   const perSecond = ({ ownMs, childrenMs }: ProcessCpu, { seconds }: MeasuredLoad): number => (ownMs + childrenMs) / seconds;
-  return busy.cpu.map((spent, index) => ({
-    stage,
-    figure: `CPU of ${spent.process.name} per second of tracking, with the funnels running${setting}`,
-    measured: `${count(perSecond(spent, busy))} ms/s`,
-    baseline: `tracking alone: ${count(perSecond(alone.cpu[index], alone))} ms/s`,
-  }));
+  const idlePerSecond = ({ idleMs, seconds }: MeasuredLoad): number => idleMs / seconds;
+  return [
+    ...busy.cpu.map((spent, index) => ({
+      stage,
+      figure: `CPU of ${spent.process.name} per second of tracking, with the funnels running${setting}`,
+      measured: `${count(perSecond(spent, busy))} ms/s`,
+      baseline: `tracking alone: ${count(perSecond(alone.cpu[index], alone))} ms/s`,
+    })),
+    {
+      stage,
+      figure: `idle CPU of the machine (every core) per second of tracking, with the funnels running${setting}`,
+      measured: `${count(idlePerSecond(busy))} ms/s`,
+      baseline: `tracking alone: ${count(idlePerSecond(alone))} ms/s`,
+    },
+  ];
 }
 
 const IDLE_STORE = ', the event store in an idle CPU group';
@@ -204,7 +224,7 @@ async function besideIdleStore(
 
 function idleStoreFigures(stage: string, outcome: IdleCpuOutcome<TrackingUnderAnalytics>): Figure[] {
   if (outcome.ran) return [trackingFigure(stage, outcome.result, IDLE_STORE), ...trackingCpuFigures(stage, outcome.result, IDLE_STORE)];
-  return [{ stage, figure: `track at ${TRACK_CONNECTIONS} connections while flow funnels run back to back${IDLE_STORE}`, measured: `not measured: ${outcome.reason}` }];
+  return [{ stage, figure: trackingFigureName(IDLE_STORE), measured: `not measured: ${outcome.reason}` }];
 }
 
 interface StoreState {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { descendantsOf, statFields, type NamedProcess } from './process-tree';
 
 /** CPU time a named process spent, split into its own and its child processes'. */
@@ -47,6 +48,16 @@ export function cpuSince(before: readonly ProcessCpu[], processes: readonly Name
     ownMs: now.ownMs - before[index].ownMs,
     childrenMs: Math.max(0, now.childrenMs - before[index].childrenMs),
   }));
+}
+
+/**
+ * The machine's idle CPU time so far (idle + iowait of every core, the first line of /proc/stat):
+ * `machineIdleMs() - before` is what no process used, in ms.
+ */
+export function machineIdleMs(): number {
+  // "cpu  user nice system idle iowait irq softirq ...", in clock ticks.
+  const [, , , , idle, iowait] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+  return toMs(Number(idle) + Number(iowait));
 }
 
 function ticks(fields: readonly string[], index: number): number {

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
@@ -137,7 +138,7 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 1' });
     try {
       const deadline = Date.now() + 30_000;
-      while ((await activePartsOf('201903')) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      while ((await activePartsOf('201903')) > 1 && Date.now() < deadline) await sleep(200);
       expect(await activePartsOf('201903')).toBe(1);
     } finally {
       await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 600' });
