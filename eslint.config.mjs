@@ -36,7 +36,7 @@ export default tseslint.config(
             // The medium specs of test/medium (their global set-up, every service's migrations) use the
             // services' public entry points and the platform, as the hosts do.
             { sourceTag: 'type:medium', onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contracts'] },
-            // Tools (tools/*: the suite launcher, the chdb HTTP front) are self-contained: node_modules only.
+            // Tools (tools/*: the suite launcher) are self-contained: node_modules only.
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [] },
             // The docs tool (tools/docs) reads what it documents: the configuration schema, the contracts.
             { sourceTag: 'type:docs', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },

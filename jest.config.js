@@ -70,6 +70,8 @@ module.exports = {
         // The standalone shape's dead letters: its server sends mail through the test's SMTP server.
         // The distributed shape's are in libs/platform/database (integration) and test/distributed.
         '/dead-letters\\.e2e-spec\\.ts$',
+        // The standalone shape's event store process; the distributed shape's store outages are test/distributed's.
+        '/event-store-outage\\.e2e-spec\\.ts$',
       ],
       globalSetup: '<rootDir>/test/distributed/e2e-global-setup.ts',
       globalTeardown: '<rootDir>/test/distributed/e2e-global-teardown.ts',

@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { analyticsSpecOf, analyticsStatement } from '@guidepost/ingestion';
+import { inIdleCpuGroup, type Outcome } from '@guidepost/platform-chdb-server';
 import { atMost, type Figure, ratioAtLeast } from '../report';
 import { elapsedSince } from '../support/clock';
 import { stageOfShape, type Deployment } from '../support/deployment';
 import { BenchAccount } from '../support/guidepost-client';
 import { count } from '../units';
-import { inIdleCpuGroup, type IdleCpuOutcome } from '../support/idle-cpu-group';
 import { cpuNow, cpuSince, machineIdleMs, type ProcessCpu } from '../support/process-cpu';
 import { importUntil } from './import';
 import { trackLoad, trackPath } from './track';
@@ -217,13 +217,13 @@ const IDLE_STORE = ', the event store in an idle CPU group';
 async function besideIdleStore(
   deployment: Deployment,
   measure: () => Promise<TrackingUnderAnalytics>,
-): Promise<IdleCpuOutcome<TrackingUnderAnalytics> | undefined> {
+): Promise<Outcome<TrackingUnderAnalytics> | undefined> {
   const store = deployment.eventStoreProcess;
   return store === undefined ? undefined : inIdleCpuGroup(store.pid, measure);
 }
 
-function idleStoreFigures(stage: string, outcome: IdleCpuOutcome<TrackingUnderAnalytics>): Figure[] {
-  if (outcome.ran) return [trackingFigure(stage, outcome.result, IDLE_STORE), ...trackingCpuFigures(stage, outcome.result, IDLE_STORE)];
+function idleStoreFigures(stage: string, outcome: Outcome<TrackingUnderAnalytics>): Figure[] {
+  if (outcome.ok) return [trackingFigure(stage, outcome.value, IDLE_STORE), ...trackingCpuFigures(stage, outcome.value, IDLE_STORE)];
   return [{ stage, figure: trackingFigureName(IDLE_STORE), measured: `not measured: ${outcome.reason}` }];
 }
 
@@ -242,7 +242,8 @@ interface StoreTimes {
 
 /** Each query's statement, as the service compiles it, run straight in the deployment's event store, before and after merging its parts. */
 async function storeTimes(deployment: Deployment, accountId: string): Promise<StoreTimes> {
-  const client = await deployment.openEventStore();
+  const store = await deployment.openEventStore();
+  const { client } = store;
   try {
     const fresh = await storeState(client, accountId);
     const start = performance.now();
@@ -250,7 +251,7 @@ async function storeTimes(deployment: Deployment, accountId: string): Promise<St
     const mergeMs = elapsedSince(start);
     return { fresh, merged: await storeState(client, accountId), mergeMs };
   } finally {
-    await client.close();
+    await store.close();
   }
 }
 

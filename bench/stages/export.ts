@@ -128,7 +128,8 @@ async function timedExport(account: BenchAccount, request: EventExportRequest): 
  * through the very client the services use.
  */
 async function eventStoreSelects(deployment: Deployment, accountId: string, limit: number): Promise<Map<Format, Baselines>> {
-  const client = await deployment.openEventStore();
+  const store = await deployment.openEventStore();
+  const { client } = store;
   try {
     // The first query loads the tables: not part of the rate.
     await client.command({ query: 'SELECT count() FROM events' });
@@ -141,7 +142,7 @@ async function eventStoreSelects(deployment: Deployment, accountId: string, limi
     }
     return runs;
   } finally {
-    await client.close();
+    await store.close();
   }
 }
 

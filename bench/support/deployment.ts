@@ -16,17 +16,26 @@ export interface Deployment {
    * then the servers it uses (the distributed shape's Kafka, PostgreSQL, ClickHouse and MinIO).
    */
   readonly processes: readonly NamedProcess[];
-  /** The event store's own process (the distributed shape's ClickHouse); absent where the store runs inside Guidepost (standalone). */
+  /**
+   * The event store's process where an operator runs it (the distributed shape's ClickHouse); absent
+   * where Guidepost starts and places its own (the standalone host's engine process).
+   */
   readonly eventStoreProcess?: NamedProcess;
   /**
-   * A client of the deployment's event store, for baselines read straight from it (closed by the
+   * A connection to the deployment's event store, for baselines read straight from it (closed by the
    * caller). The standalone server is stopped first: chdb binds its data folder to one process.
    */
-  openEventStore(): Promise<ClickHouseClient>;
+  openEventStore(): Promise<EventStoreConnection>;
   /** Whether `openEventStore()` stops the deployment (the standalone server: chdb binds its data folder to one process). */
   readonly exclusiveEventStore: boolean;
   /** Idempotent. */
   stop(): Promise<void>;
+}
+
+/** A client of an event store, and how to let go of it (and of the engine opened for it, if any). */
+export interface EventStoreConnection {
+  readonly client: ClickHouseClient;
+  close(): Promise<void>;
 }
 
 /** A stage's name with the shape it measured (`1 track (distributed)`). */

@@ -39,7 +39,10 @@ export async function startDistributed(runDir: string, ingestionReplicas = 1): P
   try {
     const processes = [...suite.processNames.map((name) => ({ name, pid: pidOf(suite, name) })), ...infrastructureProcesses()];
     // The suite's own ClickHouse database, over HTTP as the services reach it.
-    const openEventStore = () => createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: suite.clickhouseUrl }));
+    const openEventStore = () => {
+      const client = createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: suite.clickhouseUrl }));
+      return Promise.resolve({ client, close: () => client.close() });
+    };
     const eventStoreProcess = processes.find((named) => named.name === INFRA_SERVERS.clickhouse);
     return { shape: 'distributed', baseUrl: suite.gatewayUrl, adminToken: suite.adminToken, processes, eventStoreProcess, openEventStore, exclusiveEventStore: false, stop };
   } catch (error) {

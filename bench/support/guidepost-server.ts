@@ -4,14 +4,15 @@ import { join, resolve } from 'node:path';
 import { buildLockOf } from '../../tools/suite/src/build-lock';
 import { withoutInfrastructure } from '../../tools/suite/src/infrastructure';
 import { ServiceProcess } from '../../tools/suite/src/service-process';
+import { startChdbHttpServer } from '@guidepost/platform-chdb-server';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { loadConfig } from '@guidepost/platform-config';
-import type { Deployment } from './deployment';
+import type { Deployment, EventStoreConnection } from './deployment';
 
 /**
  * The standalone server started from the build (`npm run build`), with its own data folder; its
  * admin token is the generated one, read from `<dataDir>/secrets.json`; `stop()` sends SIGTERM, then
- * SIGKILL to its process group (it and its PostgreSQL) if it has not exited in time.
+ * SIGKILL to its process group (it, its PostgreSQL and its event store's engine) if it has not exited in time.
  */
 export interface GuidepostServer extends Deployment {
   readonly shape: 'standalone';
@@ -64,17 +65,31 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
     const adminToken = await adminTokenOf(options.dataDir);
     const pid = server.pid;
     if (pid === undefined) throw new Error(`${options.entryPoint} has no process id`);
-    // One process (its embedded PostgreSQL's processes are its children).
+    // One process tree: its embedded PostgreSQL's processes and its event store's engine are its children.
     const processes = [{ name: 'standalone (Node + chdb)', pid }];
     const openEventStore = async () => {
       await stop();
-      return createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: options.dataDir }));
+      return openEngine(options.dataDir);
     };
     return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, openEventStore, exclusiveEventStore: true, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The stopped server's event store, served from this process as its engine process serves it (same folder, same memory budget). */
+async function openEngine(dataDir: string): Promise<EventStoreConnection> {
+  const defaults = loadConfig({});
+  const front = await startChdbHttpServer({ host: '127.0.0.1', port: 0, path: join(dataDir, 'clickhouse'), memoryBytes: defaults.clickhouseEngineMemoryBytes });
+  const client = createClickHouseClient(defaults.with({ clickhouseUrl: front.url }));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await front.close();
+    },
+  };
 }
 
 async function adminTokenOf(dataDir: string): Promise<string> {

@@ -111,8 +111,8 @@ stage_minio() { cp -a "$MINIO_BIN" "$1/minio"; }
 # The front's compiled code and the chdb package with its engine for this platform.
 stage_clickhouse_front() {
   local app=$1/app
-  mkdir -p "$app/dist/tools/chdb-http" "$app/node_modules/@chdb"
-  cp -a "$(dirname "$CLICKHOUSE_MAIN")" "$app/dist/tools/chdb-http/src"
+  mkdir -p "$app/dist/libs/platform/chdb-server" "$app/node_modules/@chdb"
+  cp -a "$(dirname "$CLICKHOUSE_MAIN")" "$app/dist/libs/platform/chdb-server/src"
   cp -a "$REPO_ROOT/node_modules/chdb" "$app/node_modules/chdb"
   cp -a "$REPO_ROOT/node_modules/@chdb/lib-linux-x64-gnu" "$app/node_modules/@chdb/"
 }

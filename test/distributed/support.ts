@@ -10,7 +10,7 @@ import { DistributedSuite, type Infrastructure, infrastructureDir, loadInfrastru
 import { createAccount, type TestAccount } from '../e2e/support';
 import { useServer } from '../e2e/support-segments';
 
-export { Tracker, type TrackOutcome } from '../e2e/support-tracking';
+export { eventsFile, Tracker, type TrackOutcome } from '../e2e/support-tracking';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -135,16 +135,6 @@ const START_PORTS: Record<'kafka' | 'postgres' | 'clickhouse' | 'minio', [string
   clickhouse: ['GUIDEPOST_INFRA_CLICKHOUSE_PORT', '18123', (servers) => servers.clickhouseUrl],
   minio: ['GUIDEPOST_INFRA_MINIO_PORT', '19000', (servers) => servers.s3Endpoint],
 };
-
-/** An NDJSON events file of `rows` events of `users` users, each with its row number as attribute `n`. */
-export function eventsFile(rows: number, users = 1000): string {
-  const start = Date.parse('2026-01-01T00:00:00Z');
-  const lines: string[] = [];
-  for (let n = 1; n <= rows; n += 1) {
-    lines.push(JSON.stringify({ user_id: `u${n % users}`, name: 'page_view', timestamp: new Date(start + n * 1000).toISOString(), attributes: { n } }));
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 /** What the event store holds of one account, through `FINAL` (as every read sees it). */
 export interface StoredEvents {

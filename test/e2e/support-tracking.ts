@@ -1,5 +1,6 @@
 import { api, type TestAccount } from './support';
-import { userPath } from './support-people';
+import { eventually } from './support';
+import { history, userPath } from './support-people';
 
 /** What one tracked request came to. */
 export interface TrackOutcome {
@@ -17,6 +18,9 @@ export interface TrackOutcome {
   /** When the answer (or the failure) came, `Date.now()`. */
   readonly at: number;
 }
+
+/** The tracker's users: `tracked-0` to `tracked-19`. */
+const USERS = 20;
 
 /**
  * Tracks numbered events (attribute `n`, users `tracked-0` to `tracked-19`) with a few concurrent
@@ -45,7 +49,7 @@ export class Tracker {
     while (!this.stopped) {
       const n = this.next++;
       let error: string | undefined;
-      const response = await api(this.account, 'POST', userPath(`tracked-${n % 20}`, 'events'), {
+      const response = await api(this.account, 'POST', userPath(`tracked-${n % USERS}`, 'events'), {
         json: { name: 'tick', timestamp: new Date().toISOString(), attributes: { n } },
       }).catch((failure: unknown) => {
         error = connectionErrorOf(failure);
@@ -63,6 +67,33 @@ export class Tracker {
       else if (pauseMs > 0) await delay(pauseMs);
     }
   }
+}
+
+/**
+ * Waits until every event the tracker had acknowledged is in its users' history, then returns the
+ * missing ones (an empty list); fails with how many are missing after `timeoutMs`.
+ */
+export async function acknowledgedMissingFromHistory(tracker: Tracker, timeoutMs: number): Promise<number[]> {
+  const acknowledged = new Set(tracker.acknowledged);
+  return eventually(async () => {
+    const stored = new Set<number>();
+    for (let user = 0; user < USERS; user += 1) {
+      for (const event of await history(tracker.account, `tracked-${user}`, '?limit=10000')) stored.add(Number(event.attributes?.['n']));
+    }
+    const notStored = [...acknowledged].filter((n) => !stored.has(n));
+    if (notStored.length > 0) throw new Error(`${notStored.length} of ${acknowledged.size} acknowledged events are not in history yet`);
+    return notStored;
+  }, timeoutMs, 500);
+}
+
+/** An NDJSON events file of `rows` events of `users` users, each with its row number as attribute `n`. */
+export function eventsFile(rows: number, users = 1000): string {
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const lines: string[] = [];
+  for (let n = 1; n <= rows; n += 1) {
+    lines.push(JSON.stringify({ user_id: `u${n % users}`, name: 'page_view', timestamp: new Date(start + n * 1000).toISOString(), attributes: { n } }));
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function detailOf(body: string): string {

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GatewayHttpHooks } from '@guidepost/gateway';
 import { type AppConfig, loadConfig } from '@guidepost/platform-config';
-import { type RunningPostgres, startEmbeddedPostgres } from '@guidepost/platform-database';
+import { type EmbeddedClickHouse, startEmbeddedClickHouse } from '@guidepost/platform-chdb-server';
+import { startEmbeddedPostgres } from '@guidepost/platform-database';
 import { assertPortAvailable, createHttpApplication, runHost, stopGracefullyOnSignals } from '@guidepost/platform-host';
 import { seedDemoAccount } from './demo';
 import { withLocalSecrets } from './local-secrets';
@@ -11,35 +13,59 @@ import { StandaloneModule } from './standalone.module';
 /**
  * `npm start`: the whole API in one process on embedded defaults; nothing else to install. A start
  * that fails prints one line (what is wrong, how to fix it) and stops whatever it had started; a
- * SIGTERM or SIGINT stops the process in order, the embedded PostgreSQL last (`shutDown`).
+ * SIGTERM or SIGINT stops the process in order: the application, the event store's engine process,
+ * the embedded PostgreSQL last (`shutDown`).
  */
 runHost('Guidepost', async () => {
   const loaded = loadConfig();
   // Before anything is started that would have to be undone.
   await assertPortAvailable(loaded.host, loaded.port);
   const { config: configured, adminTokenGenerated } = await withLocalSecrets(loaded);
-  const database = configured.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres(configured.dataDir, new Logger('EmbeddedPostgres'));
-  const config = database ? configured.with({ databaseUrl: database.url }) : configured;
+  const stores = await startEmbeddedStores(configured);
+  const config = configured.with({ databaseUrl: stores.databaseUrl, clickhouseUrl: stores.clickhouseUrl });
 
   let app: NestFastifyApplication | undefined;
   try {
     app = await createHttpApplication(StandaloneModule.forRoot(config), config, (created) =>
       created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
     );
-    stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs, afterApplication: () => stopDatabase(database) });
+    stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs, afterApplication: () => stores.stop() });
     await app.listen(config.port, config.host);
   } catch (error) {
     await app?.close().catch(() => undefined);
-    await stopDatabase(database);
+    await stores.stop();
     throw error;
   }
   await announce(config, adminTokenGenerated);
 });
 
-async function stopDatabase(database: RunningPostgres | undefined): Promise<void> {
-  await database?.stop();
+interface EmbeddedStores {
+  readonly databaseUrl: string | undefined;
+  readonly clickhouseUrl: string | undefined;
+  /** Stops what was started here: the event store first, whose last inserts may still be arriving, then PostgreSQL. */
+  stop(): Promise<void>;
+}
+
+/** The stores whose URLs are not configured: an embedded PostgreSQL, and the ClickHouse engine in a process of its own. */
+async function startEmbeddedStores(config: AppConfig): Promise<EmbeddedStores> {
+  const database = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir, new Logger('EmbeddedPostgres'));
+  let eventStore: EmbeddedClickHouse | undefined;
+  try {
+    eventStore = config.clickhouseUrl
+      ? undefined
+      : await startEmbeddedClickHouse({ path: join(config.dataDir, 'clickhouse'), memoryBytes: config.clickhouseEngineMemoryBytes, logger: new Logger('EventStore') });
+  } catch (error) {
+    await database?.stop();
+    throw error;
+  }
+  return {
+    databaseUrl: database?.url ?? config.databaseUrl,
+    clickhouseUrl: eventStore?.url ?? config.clickhouseUrl,
+    stop: async () => {
+      await eventStore?.stop();
+      await database?.stop();
+    },
+  };
 }
 
 async function announce(config: AppConfig, adminTokenGenerated: boolean): Promise<void> {

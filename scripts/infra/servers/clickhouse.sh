@@ -1,10 +1,10 @@
 # shellcheck shell=bash disable=SC2034 # SERVER_ENV and SERVER_COMMAND are read by start.sh
-# ClickHouse for several processes: the chdb HTTP front (tools/chdb-http), which serves the ClickHouse
+# ClickHouse for several processes: the chdb HTTP front (libs/platform/chdb-server), which serves the ClickHouse
 # engine of the `chdb` npm package over the subset of the HTTP protocol that @clickhouse/client uses.
 # No registry ships a clickhouse-server binary. Sourced by lib.sh; see there for the functions every
 # server defines.
 
-readonly CLICKHOUSE_MAIN=$REPO_ROOT/dist/tools/chdb-http/src/main.js
+readonly CLICKHOUSE_MAIN=$REPO_ROOT/dist/libs/platform/chdb-server/src/main.js
 
 clickhouse_install() {
   [[ -d $REPO_ROOT/node_modules/chdb ]] || die "clickhouse: node_modules/chdb is missing: run npm ci in $REPO_ROOT"

@@ -19,6 +19,8 @@ export interface RunningServer {
   readonly dataDir: string;
   /** stdout and stderr of every start of this server, appended. */
   readonly logFile: string;
+  /** The server's process id; undefined while it is stopped. */
+  pid(): number | undefined;
   /** SIGTERM, wait for exit (SIGKILL after 30 s); removes the temporary folder unless `dataDir` was given. */
   stop(): Promise<void>;
   /** Stops and starts again on the same port, token and data folder (state must survive). */
@@ -75,6 +77,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     adminToken,
     dataDir,
     logFile,
+    pid: () => running?.pid,
     async stop() {
       await running?.stop();
       running = undefined;

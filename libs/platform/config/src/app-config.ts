@@ -35,9 +35,9 @@ export class AppConfig {
   /** `GUIDEPOST_PUBLIC_URL` as given; see `publicUrl` for the effective base. */
   readonly explicitPublicUrl: string | undefined;
   readonly databaseUrl: string | undefined;
-  /** ClickHouse over HTTP; unset means the in-process engine under `dataDir`. */
+  /** ClickHouse over HTTP; unset means the standalone host starts an engine process under `dataDir`. */
   readonly clickhouseUrl: string | undefined;
-  /** The most memory the in-process ClickHouse engine may take (when `clickhouseUrl` is unset). */
+  /** The most memory the standalone shape's engine process may take (when `clickhouseUrl` is unset). */
   readonly clickhouseEngineMemoryBytes: number;
   readonly adminToken: string | undefined;
   readonly blobSigningSecret: string | undefined;
@@ -151,7 +151,7 @@ export class AppConfig {
   }
 
   /** A copy with some settings replaced; used by hosts that fill in generated values (admin token, secrets). */
-  with(overrides: Partial<Pick<AppConfig, 'adminToken' | 'blobSigningSecret' | 'databaseUrl' | 'port'>>): AppConfig {
+  with(overrides: Partial<Pick<AppConfig, 'adminToken' | 'blobSigningSecret' | 'databaseUrl' | 'clickhouseUrl' | 'port'>>): AppConfig {
     return Object.assign(Object.create(AppConfig.prototype) as AppConfig, this, overrides);
   }
 }

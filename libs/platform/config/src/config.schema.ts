@@ -18,14 +18,14 @@ export const EnvironmentSchema = Type.Object({
     Type.String({
       pattern: '^https?://',
       description:
-        'ClickHouse HTTP endpoint of the event store (credentials in the URL, database in the path); the standalone shape runs the ClickHouse engine in process (chdb) under the data folder when unset',
+        'ClickHouse HTTP endpoint of the event store (credentials in the URL, database in the path); the standalone shape starts the ClickHouse engine (chdb) as a process of its own, data under the data folder, when unset',
     }),
   ),
   GUIDEPOST_CLICKHOUSE_ENGINE_MEMORY_BYTES: Type.Integer({
     minimum: 256 * 1024 * 1024,
     default: 640 * 1024 * 1024,
     description:
-      'Memory the ClickHouse engine in process (standalone, no GUIDEPOST_CLICKHOUSE_URL) may take for its queries and caches together; a query that would pass it fails. With the engine code and Node, the process stays under about 1 GiB',
+      'Memory the standalone shape\'s ClickHouse engine process (no GUIDEPOST_CLICKHOUSE_URL) may take for its queries and caches together; a query that would pass it fails. With the engine code, the process stays under about 1 GiB',
   }),
   GUIDEPOST_ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'Bearer token of the admin API; the standalone shape generates one when unset' }),

@@ -103,7 +103,7 @@ async function migrate(definition: ServiceHostDefinition, config: AppConfig): Pr
   const applied = await migrateServiceDatabase(config.databaseUrl!, database);
   report(applied.length ? `applied ${applied.join(', ')} to the ${database.schema} schema` : `the ${database.schema} schema is up to date`);
   if (eventStore) {
-    const client = await createClickHouseClient(config);
+    const client = createClickHouseClient(config);
     try {
       await migrateClickHouse(client, eventStore.service, eventStore.migrations, { log: report });
     } finally {

@@ -1,6 +1,6 @@
 import { analyticsStoreCases } from './clickhouse-analytics-store.spec-cases';
-import { inProcessClickHouse } from '../../events/data-access/clickhouse-targets.spec-cases';
+import { chdbClickHouse } from '../../events/data-access/clickhouse-targets.spec-cases';
 
-describe('ClickHouseAnalyticsStore, engine in process (chdb)', () => {
-  analyticsStoreCases(() => inProcessClickHouse('guidepost-analytics-'));
+describe('ClickHouseAnalyticsStore, the chdb engine behind its HTTP front', () => {
+  analyticsStoreCases(() => chdbClickHouse('guidepost-analytics-'));
 });

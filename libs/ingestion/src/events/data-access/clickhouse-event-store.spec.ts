@@ -1,6 +1,6 @@
 import { eventStoreCases } from './clickhouse-event-store.spec-cases';
-import { inProcessClickHouse } from './clickhouse-targets.spec-cases';
+import { chdbClickHouse } from './clickhouse-targets.spec-cases';
 
-describe('ClickHouseEventStore, engine in process (chdb)', () => {
-  eventStoreCases(() => inProcessClickHouse('guidepost-event-store-'));
+describe('ClickHouseEventStore, the chdb engine behind its HTTP front', () => {
+  eventStoreCases(() => chdbClickHouse('guidepost-event-store-'));
 });

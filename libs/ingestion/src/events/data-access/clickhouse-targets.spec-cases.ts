@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { loadConfig } from '@guidepost/platform-config';
+import { startChdbHttpServer } from '@guidepost/platform-chdb-server';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 
 /** An empty ClickHouse for the shared cases of the event store and the analytics store, and how to let go of it. */
@@ -12,14 +13,20 @@ export interface ClickHouseTarget {
   release(): Promise<void>;
 }
 
-/** The real engine in a temporary folder, as the standalone shape runs it. */
-export async function inProcessClickHouse(folderPrefix: string): Promise<ClickHouseTarget> {
+/**
+ * The real engine in a temporary folder behind its HTTP front, as the standalone shape's engine
+ * process runs it (with its memory budget), served from this process.
+ */
+export async function chdbClickHouse(folderPrefix: string): Promise<ClickHouseTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), folderPrefix));
-  const client = await createClickHouseClient(loadConfig({ GUIDEPOST_DATA_DIR: dataDir }));
+  const defaults = loadConfig({});
+  const front = await startChdbHttpServer({ host: '127.0.0.1', port: 0, path: dataDir, memoryBytes: defaults.clickhouseEngineMemoryBytes });
+  const client = createClickHouseClient(defaults.with({ clickhouseUrl: front.url }));
   return {
     client,
     release: async () => {
       await client.close();
+      await front.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -34,7 +41,7 @@ export async function serverClickHouse(): Promise<ClickHouseTarget> {
   const database = `guidepost_test_${randomUUID().replace(/-/g, '')}`;
   const admin = createClient({ url: serverUrl });
   await admin.command({ query: `CREATE DATABASE ${database}` });
-  const client = await createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: new URL(`/${database}`, serverUrl).toString() }));
+  const client = createClickHouseClient(loadConfig({ GUIDEPOST_CLICKHOUSE_URL: new URL(`/${database}`, serverUrl).toString() }));
   return {
     client,
     release: async () => {

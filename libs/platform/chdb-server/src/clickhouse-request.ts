@@ -14,8 +14,8 @@ export interface HttpQuery extends EngineQuery {
 const SERVER_DEFAULT_FORMAT = 'TabSeparated';
 
 /**
- * URL parameters that are not engine settings. `user`, `password`, `quota_key` and `role` are
- * ignored (as are the credentials headers): the front has no users. `wait_end_of_query` is always in
+ * URL parameters that are not engine settings. `user`, `quota_key` and `role` are ignored: the front
+ * has one user, whose `password` the server checks before a query is read. `wait_end_of_query` is always in
  * effect, since every result is complete before it is sent.
  */
 const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'default_format', 'user', 'password', 'quota_key', 'role', 'wait_end_of_query', 'buffer_size']);

@@ -38,12 +38,22 @@ export class ChdbEngine {
   private constructor(
     private readonly path: string,
     private readonly anchor: Session,
+    /** Settings of every statement, under those the request sets. */
+    private readonly statementDefaults: ReadonlyMap<string, string>,
   ) {}
 
-  /** Opens (or creates) the data folder; throws when chdb cannot, e.g. another process holds it. */
-  static open(path: string): ChdbEngine {
+  /**
+   * Opens (or creates) the data folder; throws when chdb cannot, e.g. another process holds it. With
+   * `memoryBytes`, the engine's memory is that budget (see `engineArguments`), else the server's
+   * defaults, sized for a machine of its own.
+   */
+  static open(path: string, memoryBytes?: number): ChdbEngine {
     const absolute = resolve(path);
-    return new ChdbEngine(absolute, new Session(absolute));
+    // The first session of a data folder starts the engine, which every later session shares: opened
+    // with the engine's arguments, the anchor configures the engine.
+    const anchor = new Session(absolute, memoryBytes === undefined ? {} : { connectionArgs: engineArguments(memoryBytes) });
+    const defaults = memoryBytes === undefined ? new Map<string, string>() : BUDGET_STATEMENT_SETTINGS;
+    return new ChdbEngine(absolute, anchor, defaults);
   }
 
   run(query: EngineQuery): Promise<EngineResult> {
@@ -62,7 +72,8 @@ export class ChdbEngine {
     let session: Session | undefined;
     try {
       session = new Session(this.path);
-      const result = await session.queryAsync(scriptOf(query), { format: query.format });
+      const settings = new Map([...this.statementDefaults, ...query.settings]);
+      const result = await session.queryAsync(scriptOf({ ...query, settings }), { format: query.format });
       return { body: result.bytes(), resultRows: result.rowsRead, resultBytes: result.bytesRead, elapsedSeconds: result.elapsed };
     } catch (error) {
       throw ClickHouseException.fromEngine(error);
@@ -70,6 +81,37 @@ export class ChdbEngine {
       session?.close();
     }
   }
+}
+
+/** Each of the engine's caches that would otherwise grow to 5 GiB (marks, primary index): what a query reads often. */
+const ENGINE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The free engine memory a query needs per thread before it may use one more. The engine's default
+ * (1 GiB) is sized for a server of its own: under the few hundred MiB the standalone shape gives the
+ * engine, it ran every query on one thread, and analytics over 10 M events took 2.5 times as long as
+ * with a thread per core (docs/performance.md, "Analytics"). A reading thread holds a few blocks of
+ * 65,536 rows. A query setting, so given with every statement: the engine's arguments set only those
+ * of the session that starts it.
+ */
+const BUDGET_STATEMENT_SETTINGS: ReadonlyMap<string, string> = new Map([['max_threads_min_free_memory_per_thread', String(64 * 1024 * 1024)]]);
+
+/**
+ * The engine's memory, set rather than left to server defaults sized for a machine of its own (90 %
+ * of RAM for queries, 5 GiB caches): `memoryBytes` for queries and caches together (a query that
+ * would pass it fails instead of growing the process), small mark and index caches, no cache of
+ * uncompressed blocks and no page cache. docs/performance.md says what the standalone shape then holds.
+ */
+function engineArguments(memoryBytes: number): string[] {
+  return [
+    `--max_server_memory_usage=${memoryBytes}`,
+    `--mark_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--index_mark_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--primary_index_cache_size=${ENGINE_CACHE_BYTES}`,
+    `--query_condition_cache_size=${ENGINE_CACHE_BYTES / 2}`,
+    '--uncompressed_cache_size=0',
+    '--page_cache_max_size=0',
+  ];
 }
 
 /**

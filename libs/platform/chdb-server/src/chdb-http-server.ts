@@ -1,8 +1,9 @@
+import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChdbEngine, type EngineResult } from './chdb-engine';
-import { ClickHouseException, NOT_IMPLEMENTED } from './clickhouse-exception';
+import { AUTHENTICATION_FAILED, ClickHouseException, NOT_IMPLEMENTED } from './clickhouse-exception';
 import { type HttpQuery, queryOf, readRequestBody } from './clickhouse-request';
 
 export interface ChdbHttpOptions {
@@ -11,6 +12,13 @@ export interface ChdbHttpOptions {
   readonly port: number;
   /** The engine's data folder, created when missing. */
   readonly path: string;
+  /** The engine's memory budget (`ChdbEngine.open`); the server's defaults when absent. */
+  readonly memoryBytes?: number;
+  /**
+   * The password of the `default` user (Basic authorization, `X-ClickHouse-Key` or the `password`
+   * parameter, as the server takes it). Without one, anybody who reaches the port may query.
+   */
+  readonly password?: string;
   /** Log every statement, not only the failed ones. */
   readonly verbose?: boolean;
   /** The largest request body held in memory (decompressed). */
@@ -42,11 +50,12 @@ const STATEMENT_LOG_CHARS = 300;
  * - a failure answers 500 (400 for a bad request, 413 for a body over the limit) with
  *   `X-ClickHouse-Exception-Code` and the server's `Code: <n>. DB::Exception: ...` body.
  * Responses are never compressed (the client reads an answer without `Content-Encoding` as is);
- * request bodies may be. There are no users: credentials are ignored. Sessions (`session_id`) and
+ * request bodies may be. There is one user: with a `password`, a request without it fails (516); the
+ * user name is not checked. Sessions (`session_id`) and
  * multipart parameters are refused. GET runs any statement (the server allows only reads).
  */
 export async function startChdbHttpServer(options: ChdbHttpOptions): Promise<ChdbHttpServer> {
-  const engine = ChdbEngine.open(options.path);
+  const engine = ChdbEngine.open(options.path, options.memoryBytes);
   const handler = new RequestHandler(engine, options);
   const server = createServer({ maxHeaderSize: MAX_URI_BYTES }, (request, response) => void handler.handle(request, response));
   try {
@@ -80,6 +89,9 @@ class RequestHandler {
         response.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
         return;
       }
+      if (!authorized(request, url, this.options.password)) {
+        throw ClickHouseException.of(AUTHENTICATION_FAILED, 'AUTHENTICATION_FAILED', 'default: Authentication failed: password is incorrect, or there is no user with such name', 403);
+      }
       if (url.pathname !== '/' || (request.method !== 'POST' && request.method !== 'GET')) {
         throw ClickHouseException.of(NOT_IMPLEMENTED, 'NOT_IMPLEMENTED', `${request.method} ${url.pathname} is not served here: use POST / or GET /ping`, 404);
       }
@@ -96,6 +108,27 @@ class RequestHandler {
       sendError(response, exception, queryId);
     }
   }
+}
+
+/** Whether the request carries the password, where the server would read it; any request does without one. */
+function authorized(request: IncomingMessage, url: URL, password: string | undefined): boolean {
+  if (password === undefined) return true;
+  const basic = /^Basic\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const candidates = [
+    basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').replace(/^[^:]*:/, ''),
+    headerValue(request.headers['x-clickhouse-key']),
+    url.searchParams.get('password') ?? undefined,
+  ];
+  return candidates.some((candidate) => candidate !== undefined && equalSecrets(candidate, password));
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function equalSecrets(given: string, expected: string): boolean {
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function sendResult(response: ServerResponse, query: HttpQuery, result: EngineResult): void {
