@@ -23,8 +23,15 @@ export interface EngineResult {
 }
 
 /**
- * The ClickHouse engine of this process (chdb binds one data folder per process), running one
- * statement at a time: correctness over throughput for a test server.
+ * Statements run side by side, each on a session of its own; more wait their turn. chdb runs one
+ * statement at a time per session, so with a single one an analytics query would hold back every
+ * insert and history read until it ended; a few let those pass while it runs, as a server does.
+ */
+const CONCURRENT_STATEMENTS = 4;
+
+/**
+ * The ClickHouse engine of this process (chdb binds one data folder per process), running up to
+ * `CONCURRENT_STATEMENTS` statements at once.
  *
  * Each statement gets a connection of its own to the engine, so that its database, settings and
  * parameters (`USE`, `SET`) end with it instead of leaking into the next client's statement. A
@@ -32,8 +39,12 @@ export interface EngineResult {
  * in between.
  */
 export class ChdbEngine {
-  /** The statement queue: each runs once the one before it settled. */
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Statements running, or handed a slot and about to. */
+  private running = 0;
+  /** Statements waiting for a slot, oldest first. */
+  private readonly waiting: (() => void)[] = [];
+  /** Called once nothing runs or waits any more, when `close` waits for that. */
+  private drained: (() => void) | undefined;
 
   private constructor(
     private readonly path: string,
@@ -56,16 +67,38 @@ export class ChdbEngine {
     return new ChdbEngine(absolute, anchor, defaults);
   }
 
-  run(query: EngineQuery): Promise<EngineResult> {
-    const result = this.tail.then(() => this.runAlone(query));
-    this.tail = result.catch(() => undefined);
-    return result;
+  async run(query: EngineQuery): Promise<EngineResult> {
+    await this.slot();
+    try {
+      return await this.runAlone(query);
+    } finally {
+      this.release();
+    }
   }
 
-  /** Waits for the queued statements, then closes the engine. */
+  /** Waits for the running and waiting statements, then closes the engine. */
   async close(): Promise<void> {
-    await this.tail;
+    if (this.running > 0) await new Promise<void>((done) => (this.drained = done));
     this.anchor.close();
+  }
+
+  private async slot(): Promise<void> {
+    if (this.running < CONCURRENT_STATEMENTS) {
+      this.running += 1;
+      return;
+    }
+    // The statement that settles next hands its slot over.
+    await new Promise<void>((turn) => this.waiting.push(turn));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) {
+      next();
+      return;
+    }
+    this.running -= 1;
+    if (this.running === 0) this.drained?.();
   }
 
   private async runAlone(query: EngineQuery): Promise<EngineResult> {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { type ChdbHttpServer, startChdbHttpServer } from './chdb-http-server';
 
@@ -109,6 +110,16 @@ describe('chdb HTTP front', () => {
     answers.forEach((answer, index) => {
       expect(answer).toEqual([{ value: `v${index}\t${NASTY[index % NASTY.length]}`, db: index % 2 === 0 ? 'default' : 'other' }]);
     });
+  });
+
+  it('answers a short statement while a long one runs, as a server does', async () => {
+    const finished: string[] = [];
+    const long = client.query({ query: 'SELECT sleep(1) AS slept', format: 'JSONEachRow' }).then(() => finished.push('long'));
+    await delay(100);
+    expect(await rows('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    finished.push('short');
+    await long;
+    expect(finished).toEqual(['short', 'long']);
   });
 
   it('takes compressed request bodies and answers a client that asks for compressed responses', async () => {
