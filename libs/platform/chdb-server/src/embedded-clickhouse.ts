@@ -21,10 +21,6 @@ export interface EmbeddedClickHouseOptions {
 export interface EmbeddedClickHouse {
   /** The URL to give `@clickhouse/client`, credentials included. */
   readonly url: string;
-  /** The engine process's pid; a new one after each restart. */
-  readonly pid: number;
-  /** How the engine process is kept from taking ingestion's CPU (`CpuPlacement`). */
-  readonly placement: string;
   /** Stops the engine once its running statement is done (killed after `STOP_MS`); no restart after this. */
   stop(): Promise<void>;
 }
@@ -91,11 +87,12 @@ class EngineSupervisor implements EmbeddedClickHouse {
     return `http://default:${this.password}@127.0.0.1:${this.port}`;
   }
 
-  get pid(): number {
+  private get pid(): number {
     return this.child?.pid ?? 0;
   }
 
-  get placement(): string {
+  /** How the engine process is kept from taking ingestion's CPU, for the log. */
+  private get placement(): string {
     switch (this.cpu.kind) {
       case 'idle-group':
         return `in the idle CPU group ${this.cpu.group.path}`;
@@ -112,7 +109,9 @@ class EngineSupervisor implements EmbeddedClickHouse {
     for (;;) {
       try {
         await this.spawnEngine();
-        this.options.logger.log(`event store engine (pid ${this.pid}) serving ${this.options.path} on 127.0.0.1:${this.port}, ${this.placement}`);
+        const line = `event store engine (pid ${this.pid}) serving ${this.options.path} on 127.0.0.1:${this.port}, ${this.placement}`;
+        if (this.cpu.kind === 'shared') this.options.logger.warn(line);
+        else this.options.logger.log(line);
         return;
       } catch (error) {
         if (Date.now() > deadline) {
@@ -184,9 +183,22 @@ class EngineSupervisor implements EmbeddedClickHouse {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [PASSWORD_VARIABLE]: this.password },
     });
-    if (this.cpu.kind === 'idle-group') this.cpu.group.add(child.pid!);
-    if (this.cpu.kind === 'sched-idle') lowerAutogroup(child.pid!);
+    // Without a listener, an 'error' (a failed kill, a message that could not be sent) would end Guidepost.
+    child.on('error', (error) => {
+      this.options.logger.error(`event store engine: ${error.message}`);
+    });
+    if (child.pid !== undefined) this.place(child.pid);
     return child;
+  }
+
+  /** Into the idle CPU group, or its session's autogroup lowered; a process that cannot be placed still serves. */
+  private place(pid: number): void {
+    try {
+      if (this.cpu.kind === 'idle-group') this.cpu.group.add(pid);
+      if (this.cpu.kind === 'sched-idle') lowerAutogroup(pid);
+    } catch (error) {
+      this.options.logger.warn(`event store engine (pid ${pid}) not placed ${this.placement}: ${(error as Error).message}`);
+    }
   }
 
   /** The engine's own lines (failed statements, its errors) in Guidepost's log; keeps the last for a failed start. */
