@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Infrastructure } from './infrastructure';
-import { freeLoopbackPort } from './loopback-port';
+import { freeLoopbackPorts } from './loopback-port';
 import { discardNamespaceData, ensureClickHouseDatabase, ensurePostgresDatabase, namespaceData } from './namespace-data';
 import { buildLockOf, whileBuildUnchanged } from './build-lock';
 import { type ProcessLauncher, runToCompletion, ServiceProcess, type UnexpectedExit } from './service-process';
@@ -137,11 +137,10 @@ function roleOf(processName: string): ServiceRole {
 async function assignPorts(options: SuiteOptions): Promise<Map<string, number>> {
   const replicas = options.ingestionReplicas ?? 1;
   const names = ['content', 'profile', 'segment', ...Array.from({ length: replicas }, (_, index) => `ingestion-${index}`)];
-  const ports = new Map<string, number>();
-  for (const name of names) ports.set(name, await freeLoopbackPort());
-  ports.set('gateway', options.gatewayPort ?? (await freeLoopbackPort()));
-  for (let replica = 1; replica < (options.gatewayReplicas ?? 1); replica += 1) ports.set(`gateway-${replica}`, await freeLoopbackPort());
-  return ports;
+  const gatewayReplicas = Array.from({ length: (options.gatewayReplicas ?? 1) - 1 }, (_, index) => `gateway-${index + 1}`);
+  const order = [...names, 'gateway', ...gatewayReplicas];
+  const free = await freeLoopbackPorts(order.length);
+  return new Map(order.map((name, index) => [name, name === 'gateway' ? (options.gatewayPort ?? free[index]) : free[index]]));
 }
 
 /** The settings every process of the suite shares; creates the namespace's databases first. */
