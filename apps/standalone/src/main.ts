@@ -42,7 +42,7 @@ runHost('Guidepost', async () => {
 interface EmbeddedStores {
   readonly databaseUrl: string | undefined;
   readonly clickhouseUrl: string | undefined;
-  /** Stops what was started here: the event store first, whose last inserts may still be arriving, then PostgreSQL. */
+  /** Stops what was started here, once the application (the stores' only user) has stopped: the event store, then PostgreSQL. */
   stop(): Promise<void>;
 }
 
