@@ -66,6 +66,7 @@ module.exports = {
         '/import-resilience\\.e2e-spec\\.ts$',
         '/persistence\\.e2e-spec\\.ts$',
         '/shutdown\\.e2e-spec\\.ts$',
+        '/crash\\.e2e-spec\\.ts$',
         '/start-up\\.e2e-spec\\.ts$',
         // The standalone shape's dead letters: its server sends mail through the test's SMTP server.
         // The distributed shape's are in libs/platform/database (integration) and test/distributed.

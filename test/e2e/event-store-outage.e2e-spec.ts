@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { api, createAccount, eventually, startServer, type RunningServer, type TestAccount } from './support';
+import { api, createAccount, eventStoreEngineOf, eventually, startServer, type RunningServer, type TestAccount } from './support';
 import { ndjsonBody, startImport } from './support-people';
 import { type AsyncAcknowledgement, completedJob, expectAccepted, useServer } from './support-segments';
 import { acknowledgedMissingFromHistory, eventsFile, Tracker } from './support-tracking';
@@ -7,7 +7,6 @@ import { acknowledgedMissingFromHistory, eventsFile, Tracker } from './support-t
 const EXPORTED_ROWS = 20_000;
 /** Each kill meets the engine serving again: restarted after 1, 2 and 4 s (it never served a minute in between). */
 const KILLS = 3;
-const ENGINE_ENTRY_POINT = 'chdb-server/src/main.js';
 const EXPORT_BODY = { format: 'csv', conditions: [['name', '==', 'page_view']], start_time: '2025-01-01T00:00:00Z' };
 
 /**
@@ -37,7 +36,7 @@ describe('the standalone event store process killed under load', () => {
     await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(300), 60_000, 50);
     let exportAck: AsyncAcknowledgement | undefined;
     for (let kill = 0; kill < KILLS; kill += 1) {
-      const pid = await eventually(() => engineProcessOf(running!, enginePids), 60_000, 20);
+      const pid = await eventually(() => eventStoreEngineOf(running!, enginePids), 60_000, 20);
       enginePids.push(pid);
       // Serving again (the server is ready once its store answers) before it dies again.
       await eventually(async () => expect((await fetch(`${running!.baseUrl}/health/ready`)).status).toBe(200), 60_000, 50);
@@ -45,7 +44,7 @@ describe('the standalone event store process killed under load', () => {
       // Asked for while the store is down: the export has to wait for it.
       exportAck ??= await expectAccepted(exported, await api(exported, 'POST', '/export/events', { json: EXPORT_BODY }));
     }
-    enginePids.push(await eventually(() => engineProcessOf(running!, enginePids), 60_000, 100));
+    enginePids.push(await eventually(() => eventStoreEngineOf(running!, enginePids), 60_000, 100));
     const backAt = tracker.acknowledged.length;
     await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(backAt + 300), 60_000, 50);
     tracker.stop();
@@ -79,15 +78,3 @@ describe('the standalone event store process killed under load', () => {
     expect(exportJob.completed.attributes).toMatchObject({ rows: EXPORTED_ROWS, format: 'csv' });
   });
 });
-
-/** The server's engine process (a child running the chdb front) that is none of `seen`; throws until there is one. */
-async function engineProcessOf(server: RunningServer, seen: readonly number[]): Promise<number> {
-  const serverPid = server.pid();
-  if (serverPid === undefined) throw new Error('the server is not running');
-  const children = (await readFile(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number);
-  for (const pid of children) {
-    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (command.includes(ENGINE_ENTRY_POINT) && !seen.includes(pid)) return pid;
-  }
-  throw new Error(`no new event store engine among the children of ${serverPid}: ${children.join(', ') || 'none'}`);
-}

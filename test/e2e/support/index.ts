@@ -1,4 +1,4 @@
-export { startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
+export { eventStoreEngineOf, startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
 export {
   accountUrl,
   admin,

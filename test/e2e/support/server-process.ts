@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 // Relative paths, not the alias: jest loads global set-up (which starts this server) without its module mapping.
@@ -25,13 +25,16 @@ export interface RunningServer {
   stop(): Promise<void>;
   /** Stops and starts again on the same port, token and data folder (state must survive). */
   restart(): Promise<void>;
-  /** SIGTERM, then waits for the exit (SIGKILL after 30 s) and tells how it went; `start` starts the server again. */
-  terminate(): Promise<ServerExit>;
+  /**
+   * SIGTERM (or the signal given: SIGKILL is a crash), then waits for the exit (SIGKILL after 30 s) and
+   * tells how it went; what the process leaves in its group is killed 5 s later. `start` starts the server again.
+   */
+  terminate(signal?: NodeJS.Signals): Promise<ServerExit>;
   /** Starts the server again after `terminate`, on the same port, token and data folder. */
   start(): Promise<void>;
 }
 
-/** How a server process ended after its SIGTERM (SIGKILL of its group after 30 s). */
+/** How a server process ended after its signal (SIGKILL of its group after 30 s). */
 export type ServerExit = ProcessExit;
 
 export interface StartServerOptions {
@@ -47,6 +50,8 @@ export interface StartServerOptions {
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 /** The standalone build to start; `GUIDEPOST_E2E_ENTRY_POINT` points at another build (say a copy of `dist`). */
 const ENTRY_POINT = process.env['GUIDEPOST_E2E_ENTRY_POINT'] ?? 'dist/apps/standalone/src/main.js';
+/** How the standalone host's event store engine process is told from its other children. */
+const ENGINE_ENTRY_POINT = 'chdb-server/src/main.js';
 // The embedded PostgreSQL initialises its cluster on a first start, which takes a while.
 const READY_TIMEOUT_MS = 120_000;
 /** Past the server's own grace period (25 s by default), as an orchestrator's kill timeout is. */
@@ -90,9 +95,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       running = undefined;
       running = await launch(start, env, port, logFile);
     },
-    async terminate() {
+    async terminate(signal?: NodeJS.Signals) {
       if (!running) throw new Error('the server is not running');
-      const exit = await terminate(running);
+      const exit = await terminate(running, signal);
       running = undefined;
       return exit;
     },
@@ -121,10 +126,25 @@ async function launch(start: { entryPoint: string; cwd: string }, env: NodeJS.Pr
   return server;
 }
 
-async function terminate(server: ServiceProcess): Promise<ServerExit> {
-  const exit = await server.stop();
+async function terminate(server: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<ServerExit> {
+  const exit = await server.stop(signal);
   if (exit === undefined) throw new Error('the server was not running');
   return exit;
+}
+
+/**
+ * The server's event store engine process (a child running the chdb front, in a session of its own)
+ * that is none of `seen`; throws until there is one.
+ */
+export async function eventStoreEngineOf(server: RunningServer, seen: readonly number[] = []): Promise<number> {
+  const serverPid = server.pid();
+  if (serverPid === undefined) throw new Error('the server is not running');
+  const children = (await readFile(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number);
+  for (const pid of children) {
+    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (command.includes(ENGINE_ENTRY_POINT) && !seen.includes(pid)) return pid;
+  }
+  throw new Error(`no new event store engine among the children of ${serverPid}: ${children.join(', ') || 'none'}`);
 }
 
 export function delay(ms: number): Promise<void> {
