@@ -65,13 +65,12 @@ describe('the standalone server killed under load', () => {
 });
 
 /** Whether the process ends (gone, or a zombie nobody has reaped yet) within `timeoutMs`. */
-async function stoppedWithin(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await isRunning(pid))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+function stoppedWithin(pid: number, timeoutMs: number): Promise<boolean> {
+  const stopped = async (): Promise<true> => {
+    if (await isRunning(pid)) throw new Error(`process ${pid} is still running`);
+    return true;
+  };
+  return eventually(stopped, timeoutMs, 50).catch(() => false);
 }
 
 async function isRunning(pid: number): Promise<boolean> {
