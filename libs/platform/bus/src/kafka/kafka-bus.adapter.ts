@@ -19,7 +19,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
-import { type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
+import { type ISocketFactory, type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
 import type { Topic } from '@guidepost/contracts-events';
 import { AppConfig } from '@guidepost/platform-config';
 import { reasonOf } from '@guidepost/platform-failures';
@@ -30,7 +30,7 @@ import { KafkaBusMetrics } from './kafka-bus-metrics';
 import { kafkaLogCreator } from './kafka-log';
 import { produceRequestsOf, redeliveryRecord } from './kafka-records';
 import { createMissingTopics, KafkaNames, MAX_MESSAGE_BYTES, type TopicLayout } from './kafka-topics';
-import { PermanentPublishError, producerSessionLost, publishFailure, TransientPublishError } from './publish-errors';
+import { PermanentPublishError, publishFailure, TransientPublishError } from './publish-errors';
 import { HANDLER_RETRY, type RetryPolicy } from '../delivery/retry';
 import { SubscriptionConsumer } from './subscription-consumer';
 
@@ -41,6 +41,11 @@ export interface KafkaBusOptions {
   readonly topics: readonly Topic[];
   /** In-process retries of a failing handler before its message is dead-lettered. */
   readonly handlerRetry?: RetryPolicy;
+  /**
+   * How connections to the brokers are opened; kafkajs' own TCP sockets when absent. The bus's
+   * integration spec puts a connection in between that loses a broker's answer.
+   */
+  readonly socketFactory?: ISocketFactory;
 }
 
 export const KAFKA_BUS_OPTIONS = Symbol('KafkaBusOptions');
@@ -72,6 +77,8 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
   private producer: Producer | undefined;
   /** A new producer session being started (see `produce`). */
   private renewing: Promise<void> | undefined;
+  /** Settles once the produce requests in hand have settled: each waits for the one before it (see `produce`). */
+  private lastProduce: Promise<void> = Promise.resolve();
   private stopped = false;
   private started = false;
 
@@ -100,6 +107,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
         logLevel: logLevel.WARN,
         logCreator: kafkaLogCreator(),
         retry: KAFKA_RETRY,
+        socketFactory: options.socketFactory,
       },
       producer: {
         idempotent: true,
@@ -173,18 +181,35 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
   }
 
   /**
-   * Runs one produce request, turning its failure into the bus's failure classes. When the broker has
-   * lost this producer's session (it restarted while a batch was in flight, and now refuses every
-   * sequence number), the idempotent producer can never recover on its own: a new one is started (a
-   * new producer id) before the failure is thrown, so the relay's next attempt goes through. A message
-   * the old session may have written is then written again, which consumers tolerate.
+   * Runs one produce request, turning its failure into the bus's failure classes.
+   *
+   * Produce requests run one at a time, each with its retries. The idempotent producer numbers each
+   * partition's records, and the broker answers a batch whose numbers it has already written with
+   * success, writing nothing. kafkajs takes a failed request's numbers back before it retries it, but
+   * the broker may have written that request (its answer was lost, or came after the request timed
+   * out): a concurrent request would then be given the same numbers, be answered success, and be
+   * dropped, though its caller acknowledges it. So a request starts only once the one before it has
+   * succeeded or given up.
+   *
+   * For the same reason, after a request that gave up (other than one the broker refused for good) the
+   * next one must not start in the same session: a new producer (a new producer id) is started first.
+   * That also covers a broker that lost this producer's session (it restarted while a batch was in
+   * flight, and now refuses every sequence number), from which the idempotent producer never recovers
+   * on its own. A message the old session may have written is written again, which consumers tolerate.
    */
-  private async produce(topics: readonly string[], send: (producer: Producer) => Promise<unknown>): Promise<void> {
+  private produce(topics: readonly string[], send: (producer: Producer) => Promise<unknown>): Promise<void> {
+    const produced = this.lastProduce.then(() => this.produceNow(topics, send));
+    this.lastProduce = produced.catch(() => undefined);
+    return produced;
+  }
+
+  private async produceNow(topics: readonly string[], send: (producer: Producer) => Promise<unknown>): Promise<void> {
+    const producer = await this.connectedProducer();
     try {
-      await send(await this.connectedProducer());
+      await send(producer);
     } catch (error) {
       const failure = publishFailure(error, topics);
-      if (producerSessionLost(error)) await this.renewProducer(failure.message);
+      if (!(failure instanceof PermanentPublishError) && !this.stopped) await this.renewProducer(failure.message);
       throw failure;
     }
   }

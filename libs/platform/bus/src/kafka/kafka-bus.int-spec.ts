@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Global, Injectable, Module, type OnApplicationShutdown, type Type as Class } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Type } from '@sinclair/typebox';
-import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
+import { type ISocketFactory, Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { type BusMessage, deadLetterTopicOf, defineTopic, type PayloadOf, type Topic } from '@guidepost/contracts-events';
 import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { MessageBus } from '../message-bus.port';
-import { KafkaBusModule, KafkaBusReadiness } from './kafka-bus.module';
+import { KafkaBusModule, type KafkaBusModuleOptions, KafkaBusReadiness } from './kafka-bus.module';
 import type { RetryPolicy } from '../delivery/retry';
 
 const MiB = 1024 * 1024;
@@ -30,7 +31,8 @@ const Poisoned = defineTopic('guidepost.test.poisoned.v1', 'sequence', Type.Obje
 const Shared = defineTopic('guidepost.test.shared.v1', 'item', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
 const Finishing = defineTopic('guidepost.test.finishing.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
 const Late = defineTopic('guidepost.test.late.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
-const TEST_TOPICS: Topic[] = [Ordered, Sized, Batched, Poisoned, Shared, Finishing, Late];
+const Unanswered = defineTopic('guidepost.test.unanswered.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
+const TEST_TOPICS: Topic[] = [Ordered, Sized, Batched, Poisoned, Shared, Finishing, Late, Unanswered];
 
 @Global()
 @Module({ providers: [MetricsRegistry], exports: [MetricsRegistry] })
@@ -52,12 +54,16 @@ const open = new Set<TestingModule>();
  * A host with the Kafka bus (and the service modules given), its subscriptions registered before
  * start-up as services do in `onModuleInit`.
  */
-async function createBus(subscribe: (bus: MessageBus) => void = () => undefined, services: Class[] = []): Promise<TestBus> {
+async function createBus(
+  subscribe: (bus: MessageBus) => void = () => undefined,
+  services: Class[] = [],
+  busOptions: Pick<KafkaBusModuleOptions, 'socketFactory'> = {},
+): Promise<TestBus> {
   const app = await Test.createTestingModule({
     imports: [
       PlatformConfigModule.forRoot(config),
       TestMetricsModule,
-      KafkaBusModule.forRoot({ clientId: 'kafka-bus-int-spec', topics: TEST_TOPICS, handlerRetry: RETRY }),
+      KafkaBusModule.forRoot({ clientId: 'kafka-bus-int-spec', topics: TEST_TOPICS, handlerRetry: RETRY, ...busOptions }),
       ...services,
     ],
   }).compile();
@@ -78,8 +84,8 @@ async function createBus(subscribe: (bus: MessageBus) => void = () => undefined,
   };
 }
 
-async function startBus(subscribe?: (bus: MessageBus) => void, services?: Class[]): Promise<TestBus> {
-  const testBus = await createBus(subscribe, services);
+async function startBus(subscribe?: (bus: MessageBus) => void, services?: Class[], busOptions?: Pick<KafkaBusModuleOptions, 'socketFactory'>): Promise<TestBus> {
+  const testBus = await createBus(subscribe, services, busOptions);
   await testBus.start();
   return testBus;
 }
@@ -136,6 +142,56 @@ function textHeaders(record: KafkaMessage): Record<string, string> {
 
 async function metricText(metrics: MetricsRegistry, name: string): Promise<string> {
   return (await metrics.getSingleMetricAsString(name)).split('\n').filter((line) => !line.startsWith('#')).join('\n');
+}
+
+/** The API key of a Produce request. Kafka frames start with their size (int32); a request's header then
+ * has its API key (int16), API version (int16) and correlation id (int32), a response's its correlation id. */
+const PRODUCE_API_KEY = 0;
+
+/**
+ * Connections to the brokers that can lose the answer to one produce request: the request reaches the
+ * broker, which writes it, but its answer never reaches the client, whose request times out (after
+ * kafkajs' 30 s) while the connection stays open, as behind a network path that stalled.
+ */
+class AnswerLosingConnections {
+  lostAnswers = 0;
+  private armed = false;
+
+  loseNextProduceAnswer(): void {
+    this.armed = true;
+  }
+
+  readonly socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = connect({ host, port }, onConnect);
+    let lost: number | undefined;
+    const write = socket.write.bind(socket) as (data: Buffer, ...rest: unknown[]) => boolean;
+    socket.write = (data: Buffer, ...rest: unknown[]) => {
+      if (this.armed && data.readInt16BE(4) === PRODUCE_API_KEY) {
+        this.armed = false;
+        lost = data.readInt32BE(8);
+      }
+      return write(data, ...rest);
+    };
+    // Answers are passed on frame by frame, so that the lost one can be left out whatever the chunks.
+    let received = Buffer.alloc(0);
+    const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event !== 'data') return emit(event, ...args);
+      received = Buffer.concat([received, args[0] as Buffer]);
+      while (received.length >= 4 && received.length >= 4 + received.readInt32BE(0)) {
+        const frame = received.subarray(0, 4 + received.readInt32BE(0));
+        received = received.subarray(frame.length);
+        if (frame.readInt32BE(4) === lost) {
+          lost = undefined;
+          this.lostAnswers += 1;
+        } else {
+          emit('data', frame);
+        }
+      }
+      return true;
+    }) as typeof socket.emit;
+    return socket;
+  };
 }
 
 /** What an outbox relay does: it stops in its (non-global) module's `onApplicationShutdown`, and may publish until then. */
@@ -344,6 +400,24 @@ describe('Kafka bus', () => {
       'guidepost_bus_dead_letters_total{topic="guidepost.test.poisoned.v1",group="test.poisoned"} 3',
     );
   });
+
+  it('stores every message it acknowledged when a produce request was written but its answer was lost', async () => {
+    const connections = new AnswerLosingConnections();
+    const { bus } = await startBus(undefined, [], { socketFactory: connections.socketFactory });
+    // A producer session that has written to the partition already, as a running service's has.
+    await bus.publish([messageOf(Unanswered, 'one-partition', { n: 0 })]);
+
+    // The first request is written but unanswered until it times out; the second, to the same
+    // partition, is published meanwhile, as the next track request or an outbox lane would be. Were
+    // it sent with the numbers the first request gives back when it times out, the broker would take
+    // it for a retry of the first: answered success, and written nowhere.
+    connections.loseNextProduceAnswer();
+    await Promise.all([bus.publish([messageOf(Unanswered, 'one-partition', { n: 1 })]), bus.publish([messageOf(Unanswered, 'one-partition', { n: 2 })])]);
+
+    expect(connections.lostAnswers).toBe(1);
+    const records = await readTopic(`${NAMESPACE}.${Unanswered.name}`, 3);
+    expect(records.map((record) => (JSON.parse(String(record.value)) as { n: number }).n).sort()).toEqual([0, 1, 2]);
+  }, 120_000);
 
   it('carries an import-sized message whole, and rejects one larger than the broker accepts as permanent', async () => {
     const received: number[] = [];

@@ -25,6 +25,7 @@ export interface KafkaBusModuleOptions {
   /** Every contract topic unless given (tests use topics of their own). */
   readonly topics?: readonly Topic[];
   readonly handlerRetry?: KafkaBusOptions['handlerRetry'];
+  readonly socketFactory?: KafkaBusOptions['socketFactory'];
 }
 
 /**
@@ -39,6 +40,7 @@ export class KafkaBusModule {
       clientId: options.clientId ?? 'guidepost',
       topics: options.topics ?? ALL_TOPICS,
       handlerRetry: options.handlerRetry,
+      socketFactory: options.socketFactory,
     };
     return {
       module: KafkaBusModule,

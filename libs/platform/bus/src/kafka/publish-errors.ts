@@ -34,17 +34,3 @@ export function publishFailure(error: unknown, topics: readonly string[]): Error
   if (!permanent) return new TransientPublishError(`publishing to ${topics.join(', ')} failed: ${reasonOf(error)}`, { cause: error });
   return new PermanentPublishError(`publishing to ${topics.join(', ')} can never succeed: ${reasonOf(permanent)}`, { cause: error });
 }
-
-/**
- * Broker answers that mean the broker no longer knows this idempotent producer's session (it restarted
- * while a batch was in flight): every later request of the same session is refused the same way, so
- * only a new producer (a new producer id) can publish again.
- */
-const SESSION_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
-
-export function producerSessionLost(error: unknown): boolean {
-  return errorChain(error).some((link) => {
-    const type = (link as { type?: unknown }).type;
-    return typeof type === 'string' && SESSION_LOST.has(type);
-  });
-}
