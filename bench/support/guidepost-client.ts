@@ -53,6 +53,11 @@ export class BenchAccount {
     return this.call<Record<string, unknown>[]>('POST', '/analytics/query', JSON.stringify(spec), 200, 'application/json');
   }
 
+  /** `POST /analytics/query` as a dashboard sends it: the answer whatever its status, for the caller to tell a refusal from a failure. */
+  analyticsAttempt(spec: object): Promise<Answer> {
+    return this.send('POST', '/analytics/query', JSON.stringify(spec), 'application/json');
+  }
+
   /**
    * Waits until the account holds at least `events` queryable events (counted through
    * `POST /analytics/query`): an import completes once its rows are accepted, and the distributed
@@ -87,13 +92,24 @@ export class BenchAccount {
   }
 
   private async call<T>(method: string, path: string, body: string | FormData | undefined, status: number, contentType?: string): Promise<T> {
+    const answer = await this.send(method, path, body, contentType);
+    if (answer.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
+    return JSON.parse(answer.text) as T;
+  }
+
+  private async send(method: string, path: string, body: string | FormData | undefined, contentType?: string): Promise<Answer> {
     const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
     if (contentType !== undefined) headers['content-type'] = contentType;
     const response = await fetch(this.url(path), { method, headers, body });
-    const text = await response.text();
-    if (response.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${response.status}: ${text.slice(0, 500)}`);
-    return JSON.parse(text) as T;
+    return { status: response.status, headers: response.headers, text: await response.text() };
   }
+}
+
+/** An answer of the API, read whole. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
 }
 
 /** The attributes of a finished job's `Completed` event. */

@@ -103,4 +103,9 @@ describe('classifyFailure', () => {
     expect(classifyFailure(queryFailed('23505', 'duplicate key value violates unique constraint'))).toBe('unrecognised');
     expect(classifyFailure('a string')).toBe('unrecognised');
   });
+
+  it('is unrecognised when it says it is not transient, though its cause is a timeout', () => {
+    const timedOut = Object.assign(new Error('Timeout exceeded: elapsed 10.2 seconds'), { code: '159' });
+    expect(classifyFailure(Object.assign(new Error('query: did not finish in time', { cause: timedOut }), { transient: false }))).toBe('unrecognised');
+  });
 });

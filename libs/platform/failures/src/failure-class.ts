@@ -12,7 +12,9 @@
  *   (a fluke passes) and then dead-lettered, where it waits to be looked at and replayed.
  *
  * Code that knows better says so on the error itself: `transient = true` or `permanent = true` (the
- * classes below, or any error with that property, so libraries need not import this module).
+ * classes below, or any error with that property, so libraries need not import this module), or
+ * `transient = false` for `unrecognised` whatever its causes show (a query stopped by its time budget
+ * has a ClickHouse timeout as cause, yet may never pass: it is tried a few times, not waited out).
  */
 export type FailureClass = 'transient' | 'permanent' | 'unrecognised';
 
@@ -104,6 +106,7 @@ function classOfLink(link: object): FailureClass | undefined {
   const fields = link as Record<string, unknown>;
   if (fields.permanent === true) return 'permanent';
   if (fields.transient === true) return 'transient';
+  if (fields.transient === false) return 'unrecognised';
   // kafkajs marks the protocol errors a retry can mend.
   if (fields.retriable === true) return 'transient';
   const code = typeof fields.code === 'string' ? fields.code : undefined;

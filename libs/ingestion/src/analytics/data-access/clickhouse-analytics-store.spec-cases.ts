@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
-import { DomainError } from '@guidepost/platform-errors';
+import { classifyFailure } from '@guidepost/platform-failures';
 import { ClickHouseEventStore } from '../../events/data-access/clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from '../../events/data-access/clickhouse-migrations';
 import { analyticsSpecOf } from '../application/analytics-spec';
-import type { QueryBudget } from '../application/analytics-store.port';
+import { type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
 import { ClickHouseAnalyticsStore } from './clickhouse-analytics-store';
 
 /** A ClickHouse to run the cases against: a client of an empty store, and how to let go of it. */
@@ -97,13 +97,24 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(await rows('large', { columns: ['user_id'] }, 3)).toHaveLength(3);
   });
 
-  it('stops a query over its memory budget with a 400 saying what to narrow', async () => {
+  it('stops a query over its memory budget with a 400 saying what to narrow, which no retry mends', async () => {
     const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, { maxExecutionSeconds: 30, maxMemoryBytes: 1024 * 1024 });
-    await expect(query).rejects.toThrow(DomainError);
-    const refusal = (await query.catch((error: unknown) => error)) as DomainError;
+    await expect(query).rejects.toBeInstanceOf(QueryOverMemoryBudget);
+    const refusal = (await query.catch((error: unknown) => error)) as QueryOverMemoryBudget;
     expect(refusal.code).toBe('invalid_request');
-    expect(refusal.detail).toMatch(/^query: needs more than the time or memory budget/);
+    expect(refusal.detail).toMatch(/^query: needs more than the memory budget/);
+    expect(classifyFailure(refusal)).toBe('permanent');
     // Within an ample budget the same query answers.
     expect(await rows('large', { metrics: ['users'] })).toEqual([{ users: MANY_USERS }]);
+  });
+
+  it('stops a query over its time budget with a 503 whose Retry-After is the budget, which an export tries again a few times', async () => {
+    // A millisecond: any query over the many users' events runs past it, on a busy machine or not.
+    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, { maxExecutionSeconds: 0.001, maxMemoryBytes: 1024 ** 3 });
+    await expect(query).rejects.toBeInstanceOf(QueryOverTimeBudget);
+    const refusal = (await query.catch((error: unknown) => error)) as QueryOverTimeBudget;
+    expect(refusal).toMatchObject({ code: 'unavailable', retryAfterSeconds: 0.001 });
+    expect(refusal.detail).toMatch(/^query: did not finish within the 0.001 s time budget/);
+    expect(classifyFailure(refusal)).toBe('unrecognised');
   });
 }

@@ -1,13 +1,15 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { DomainError } from '@guidepost/platform-errors';
-import { type AnalyticsRead, AnalyticsStore } from '../application/analytics-store.port';
+import { type AnalyticsRead, AnalyticsStore, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
 import { analyticsStatement } from './analytics-sql';
 
-/** ClickHouse error codes of a query stopped by its budget: TIMEOUT_EXCEEDED, TOO_SLOW, MEMORY_LIMIT_EXCEEDED. */
-const OVER_BUDGET_CODES = new Set(['159', '160', '241']);
-const OVER_BUDGET_NAMES = /\b(TIMEOUT_EXCEEDED|TOO_SLOW|MEMORY_LIMIT_EXCEEDED)\b/;
+/**
+ * How ClickHouse says a query was stopped by its budget: the code of a refused query, or the name in
+ * the text of an error met while its rows streamed. Time: TIMEOUT_EXCEEDED (159), TOO_SLOW (160).
+ */
+const OVER_TIME = { codes: new Set(['159', '160']), names: /\b(?:TIMEOUT_EXCEEDED|TOO_SLOW)\b/ };
+const OVER_MEMORY = { codes: new Set(['241']), names: /\bMEMORY_LIMIT_EXCEEDED\b/ };
 /**
  * The Linux nice value of the store's threads while they run an analytics query: a query scanning
  * millions of events yields the cores to tracking and inserts (nice 0) rather than slowing them,
@@ -39,13 +41,13 @@ export class ClickHouseAnalyticsStore extends AnalyticsStore {
         },
       }));
     } catch (error) {
-      throw overBudget(error);
+      throw overBudget(error, read.budget);
     }
     const lines = createInterface({ input: stream, crlfDelay: Infinity });
     try {
       for await (const line of lines) yield line;
     } catch (error) {
-      throw overBudget(error);
+      throw overBudget(error, read.budget);
     } finally {
       // Also when the caller stops early (it has its rows): the stream's connection is released.
       lines.close();
@@ -54,14 +56,14 @@ export class ClickHouseAnalyticsStore extends AnalyticsStore {
   }
 }
 
-/** The same failure, or a 400 saying what to narrow when the query was stopped by its budget (the code, or its name in a streamed error's text). */
-function overBudget(error: unknown): unknown {
+/** The failure that says which budget stopped the query, or the same failure when none did. */
+function overBudget(error: unknown, budget: QueryBudget): unknown {
+  if (stoppedBy(OVER_TIME, error)) return new QueryOverTimeBudget(budget, error);
+  if (stoppedBy(OVER_MEMORY, error)) return new QueryOverMemoryBudget(error);
+  return error;
+}
+
+function stoppedBy(limit: { readonly codes: ReadonlySet<string>; readonly names: RegExp }, error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const stopped = (typeof code === 'string' && OVER_BUDGET_CODES.has(code)) || (typeof message === 'string' && OVER_BUDGET_NAMES.test(message));
-  if (!stopped) return error;
-  return new DomainError(
-    'invalid_request',
-    'query: needs more than the time or memory budget of an analytics query; narrow start_time and end_time, add conditions or drop dimensions',
-    { cause: error },
-  );
+  return (typeof code === 'string' && limit.codes.has(code)) || (typeof message === 'string' && limit.names.test(message));
 }

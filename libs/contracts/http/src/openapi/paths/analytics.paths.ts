@@ -28,8 +28,11 @@ const QUERY_SPEC =
 const BUDGET =
   'Each query runs in the event store within a budget per query, set as ClickHouse settings: ' +
   '`max_execution_time` (`GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS`, 10 s by default) and `max_memory_usage` ' +
-  '(`GUIDEPOST_ANALYTICS_MAX_MEMORY_BYTES`, 1 GiB); a query over it is answered 400 `query: needs more than the time or ' +
-  'memory budget...`: narrow the window, add conditions or drop dimensions.';
+  '(`GUIDEPOST_ANALYTICS_MAX_MEMORY_BYTES`, 1 GiB). A query over its memory budget is answered 400 `query: needs more ' +
+  'than the memory budget...`: narrow the window, add conditions or drop dimensions. A query stopped by its time budget ' +
+  'is answered 503 `query: did not finish within the time budget...` with `Retry-After` (the budget, in seconds): the ' +
+  'time counts on the clock, and tracking comes first on a busy store, so the same query may pass later; one that ' +
+  'never does needs narrowing too.';
 
 const examples = (): JsonObject => Object.fromEntries(Object.entries(ANALYTICS_QUERY_EXAMPLES).map(([name, example]) => [name, example]));
 
