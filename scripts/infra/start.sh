@@ -56,6 +56,20 @@ launch() {
   # exec chain (env, setsid, the command) keeps one pid, which is the server's. fd 9 is the lock.
   env "${SERVER_ENV[@]}" setsid "${SERVER_COMMAND[@]}" >>"$log" 2>&1 </dev/null 9>&- &
   echo "$!" >"$(pid_file "$name")"
+  await_exec "$name" "$!"
+}
+
+# The background job is a fork of this script until it execs the server: for that moment its command
+# line is this script's, and running_pid would report the server as dead (on a busy machine the moment
+# is long enough for await_ready to see it: "exited while starting" of a server that was starting).
+# Waits until running_pid recognises it, or until the job has exited (await_ready then reports that).
+await_exec() {
+  local name=$1 pid=$2 tries
+  for ((tries = 0; tries < 200; tries++)); do
+    running_pid "$name" >/dev/null && return
+    [[ -e /proc/$pid ]] || return 0
+    sleep 0.05
+  done
 }
 
 await_ready() {

@@ -1,5 +1,6 @@
 import { createAccount, eventually } from '../e2e/support';
 import { eventuallyStoredEvents, storedNumbers, Tracker, useSpecSuite } from './support';
+import type { ProcessExit } from '@guidepost/tools-suite';
 
 /** The services' default (GUIDEPOST_SHUTDOWN_GRACE_MS). */
 const GRACE_MS = 25_000;
@@ -24,15 +25,20 @@ describe('clean shutdown of a service', () => {
     const ingestion = suite.process('ingestion-0');
     const tracker = new Tracker(await createAccount());
     const tracking = tracker.run(8);
-    await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(300), 60_000, 50);
-
-    const signalledAt = Date.now();
-    const exit = await ingestion.stop('SIGTERM');
-    await ingestion.start();
-    const backAt = tracker.acknowledged.length;
-    await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(backAt + 100), 60_000, 50);
-    tracker.stop();
-    await tracking;
+    let signalledAt: number;
+    let exit: ProcessExit | undefined;
+    try {
+      await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(300), 60_000, 50);
+      signalledAt = Date.now();
+      exit = await ingestion.stop('SIGTERM');
+      await ingestion.start();
+      const backAt = tracker.acknowledged.length;
+      await eventually(() => expect(tracker.acknowledged.length).toBeGreaterThan(backAt + 100), 60_000, 50);
+    } finally {
+      // Also when the service could not be restarted: clients left tracking would hold the run open.
+      tracker.stop();
+      await tracking;
+    }
 
     expect(exit).toMatchObject({ code: 0, signal: null, killed: false });
     expect(exit?.afterMs).toBeLessThan(GRACE_MS);

@@ -53,6 +53,8 @@ describe('the standalone event store process killed under load', () => {
   }, 600_000);
 
   afterAll(async () => {
+    // A set-up that failed half way would leave the clients tracking, and the test run open.
+    tracker?.stop();
     pointBack?.();
     await running?.stop();
   }, 60_000);

@@ -38,6 +38,8 @@ describe('clean shutdown under load', () => {
   }, 300_000);
 
   afterAll(async () => {
+    // A set-up that failed half way would leave the clients tracking, and the test run open.
+    tracker?.stop();
     pointBack?.();
     await running?.stop();
   }, 60_000);
