@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Controller, Delete, Get, HttpCode, Module, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Logger, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Static, Type } from '@sinclair/typebox';
@@ -95,6 +95,11 @@ class ConventionsController {
   @Get('throttled')
   throttled(): never {
     throw new DomainError('throttled', 'too many requests for account a1', { retryAfterSeconds: 3 });
+  }
+
+  @Get('busy')
+  busy(): never {
+    throw new DomainError('unavailable', 'query: did not finish within its time budget', { retryAfterSeconds: 10, cause: new Error('TIMEOUT_EXCEEDED') });
   }
 
   @Get('broken')
@@ -563,6 +568,23 @@ describe('HTTP conventions over a real server', () => {
     it('answers an unexpected error with 500 and no internals', async () => {
       const problem = await expectProblem(await fetch(`${base}/broken`), 500, 'Internal Server Error');
       expect(problem.detail).not.toContain('postgres');
+    });
+
+    it('logs a 500 as an error with its stack, and a foreseen 503 as a warning of one line', async () => {
+      const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      try {
+        await expectProblem(await fetch(`${base}/busy`), 503, 'Service Unavailable');
+        expect(errors).not.toHaveBeenCalled();
+        expect(warnings.mock.calls).toEqual([['GET /test/busy answered 503: query: did not finish within its time budget (cause: TIMEOUT_EXCEEDED)']]);
+
+        await expectProblem(await fetch(`${base}/broken`), 500, 'Internal Server Error');
+        expect(errors.mock.calls).toEqual([[expect.objectContaining({ message: 'connection string postgres://secret@db', stack: expect.any(String) as string })]]);
+        expect(warnings).toHaveBeenCalledTimes(1);
+      } finally {
+        errors.mockRestore();
+        warnings.mockRestore();
+      }
     });
 
     it('guards admin routes with the bearer token', async () => {

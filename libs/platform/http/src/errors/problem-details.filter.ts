@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } f
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, throwError } from 'rxjs';
 import { AppConfig } from '@guidepost/platform-config';
+import { reasonOf } from '@guidepost/platform-failures';
 import { settleUnreadBody } from '../body/unread-body';
 import { problemOf } from './problem';
 
@@ -23,7 +24,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const problem = problemOf(error, this.config);
-    if (problem.status >= 500) this.logger.error(error instanceof Error ? error : new Error(String(error)));
+    if (problem.status >= 500) this.log(error, problem.status, request);
     if (reply.sent) return;
     settleUnreadBody(request.raw, reply);
     void reply
@@ -31,5 +32,19 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .headers(problem.headers)
       .type('application/json; charset=utf-8')
       .send(problem.body);
+  }
+
+  /**
+   * A 500 is a defect: an error, with its stack. Any other 5xx was foreseen and told to the client (a
+   * store or service away, a query past its time budget: retry later), so it is a warning of one line:
+   * under an outage or an overload, a stack per request would bury the defects.
+   */
+  private log(error: unknown, status: number, request: FastifyRequest): void {
+    if (status === 500) {
+      this.logger.error(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const cause = error instanceof Error && error.cause !== undefined ? ` (cause: ${reasonOf(error.cause)})` : '';
+    this.logger.warn(`${request.method} ${request.url} answered ${status}: ${reasonOf(error)}${cause}`);
   }
 }
