@@ -19,7 +19,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
-import { type ISocketFactory, type Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
+import { type ISocketFactory, type Kafka, logLevel, type Message, Partitioners, type Producer, type RetryOptions } from 'kafkajs';
 import type { Topic } from '@guidepost/contracts-events';
 import { AppConfig } from '@guidepost/platform-config';
 import { reasonOf } from '@guidepost/platform-failures';
@@ -46,6 +46,11 @@ export interface KafkaBusOptions {
    * integration spec puts a connection in between that loses a broker's answer.
    */
   readonly socketFactory?: ISocketFactory;
+  /**
+   * Retries of a failed broker request; `KAFKA_RETRY` (about a minute) when absent. The integration
+   * spec shortens them to see a produce request give up within a test.
+   */
+  readonly requestRetry?: RetryOptions;
 }
 
 export const KAFKA_BUS_OPTIONS = Symbol('KafkaBusOptions');
@@ -63,7 +68,7 @@ const MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES / 2;
  * (kafkajs notes that limited retries weaken its exactly-once promise; the bus only promises at least
  * once, and consumers are idempotent).
  */
-const KAFKA_RETRY = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 8 };
+const KAFKA_RETRY: RetryOptions = { initialRetryTime: 300, maxRetryTime: 30_000, retries: 8 };
 
 @Injectable()
 export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -106,13 +111,13 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
         // Its warnings and errors, at debug level; its info lines (every connection) not at all.
         logLevel: logLevel.WARN,
         logCreator: kafkaLogCreator(),
-        retry: KAFKA_RETRY,
+        retry: options.requestRetry ?? KAFKA_RETRY,
         socketFactory: options.socketFactory,
       },
       producer: {
         idempotent: true,
         allowAutoTopicCreation: false,
-        retry: KAFKA_RETRY,
+        retry: options.requestRetry ?? KAFKA_RETRY,
         // The Java client's partitioner (murmur2 of the key), named so kafkajs does not warn about its default.
         createPartitioner: Partitioners.DefaultPartitioner,
       },

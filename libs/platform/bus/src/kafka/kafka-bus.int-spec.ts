@@ -32,7 +32,8 @@ const Shared = defineTopic('guidepost.test.shared.v1', 'item', Type.Object({ n: 
 const Finishing = defineTopic('guidepost.test.finishing.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
 const Late = defineTopic('guidepost.test.late.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
 const Unanswered = defineTopic('guidepost.test.unanswered.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
-const TEST_TOPICS: Topic[] = [Ordered, Sized, Batched, Poisoned, Shared, Finishing, Late, Unanswered];
+const GaveUp = defineTopic('guidepost.test.gave-up.v1', 'sequence', Type.Object({ n: Type.Integer({ minimum: 0 }) }));
+const TEST_TOPICS: Topic[] = [Ordered, Sized, Batched, Poisoned, Shared, Finishing, Late, Unanswered, GaveUp];
 
 @Global()
 @Module({ providers: [MetricsRegistry], exports: [MetricsRegistry] })
@@ -57,7 +58,7 @@ const open = new Set<TestingModule>();
 async function createBus(
   subscribe: (bus: MessageBus) => void = () => undefined,
   services: Class[] = [],
-  busOptions: Pick<KafkaBusModuleOptions, 'socketFactory'> = {},
+  busOptions: Pick<KafkaBusModuleOptions, 'socketFactory' | 'requestRetry'> = {},
 ): Promise<TestBus> {
   const app = await Test.createTestingModule({
     imports: [
@@ -84,7 +85,7 @@ async function createBus(
   };
 }
 
-async function startBus(subscribe?: (bus: MessageBus) => void, services?: Class[], busOptions?: Pick<KafkaBusModuleOptions, 'socketFactory'>): Promise<TestBus> {
+async function startBus(subscribe?: (bus: MessageBus) => void, services?: Class[], busOptions?: Pick<KafkaBusModuleOptions, 'socketFactory' | 'requestRetry'>): Promise<TestBus> {
   const testBus = await createBus(subscribe, services, busOptions);
   await testBus.start();
   return testBus;
@@ -149,12 +150,15 @@ async function metricText(metrics: MetricsRegistry, name: string): Promise<strin
 const PRODUCE_API_KEY = 0;
 
 /**
- * Connections to the brokers that can lose the answer to one produce request: the request reaches the
- * broker, which writes it, but its answer never reaches the client, whose request times out (after
- * kafkajs' 30 s) while the connection stays open, as behind a network path that stalled.
+ * Connections to the brokers that lose answers to produce requests: the request reaches the broker,
+ * which writes it, but its answer never reaches the client. Either one answer is lost while the
+ * connection stays open, as behind a network path that stalled (the request times out after kafkajs'
+ * 30 s), or, while `cuttingProduceAnswers`, every produce answer is lost with its connection, as on a
+ * path that keeps breaking (every retry of the request fails at once, until the producer gives up).
  */
 class AnswerLosingConnections {
   lostAnswers = 0;
+  cuttingProduceAnswers = false;
   private armed = false;
 
   loseNextProduceAnswer(): void {
@@ -164,11 +168,15 @@ class AnswerLosingConnections {
   readonly socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
     const socket = connect({ host, port }, onConnect);
     let lost: number | undefined;
+    const produceRequests = new Set<number>();
     const write = socket.write.bind(socket) as (data: Buffer, ...rest: unknown[]) => boolean;
     socket.write = (data: Buffer, ...rest: unknown[]) => {
-      if (this.armed && data.readInt16BE(4) === PRODUCE_API_KEY) {
-        this.armed = false;
-        lost = data.readInt32BE(8);
+      if (data.readInt16BE(4) === PRODUCE_API_KEY) {
+        produceRequests.add(data.readInt32BE(8));
+        if (this.armed) {
+          this.armed = false;
+          lost = data.readInt32BE(8);
+        }
       }
       return write(data, ...rest);
     };
@@ -181,7 +189,13 @@ class AnswerLosingConnections {
       while (received.length >= 4 && received.length >= 4 + received.readInt32BE(0)) {
         const frame = received.subarray(0, 4 + received.readInt32BE(0));
         received = received.subarray(frame.length);
-        if (frame.readInt32BE(4) === lost) {
+        const correlationId = frame.readInt32BE(4);
+        if (this.cuttingProduceAnswers && produceRequests.has(correlationId)) {
+          this.lostAnswers += 1;
+          socket.destroy(new Error('test: the connection broke before the produce answer arrived'));
+          return true;
+        }
+        if (correlationId === lost) {
           lost = undefined;
           this.lostAnswers += 1;
         } else {
@@ -418,6 +432,27 @@ describe('Kafka bus', () => {
     const records = await readTopic(`${NAMESPACE}.${Unanswered.name}`, 3);
     expect(records.map((record) => (JSON.parse(String(record.value)) as { n: number }).n).sort()).toEqual([0, 1, 2]);
   }, 120_000);
+
+  it('starts a new producer session after a produce request gave up, so the next message is written', async () => {
+    const connections = new AnswerLosingConnections();
+    const requestRetry = { initialRetryTime: 50, maxRetryTime: 200, retries: 3 };
+    const { bus } = await startBus(undefined, [], { socketFactory: connections.socketFactory, requestRetry });
+    // Until the new topic's leaders are known, the broker refuses (writing nothing), and these retries are short.
+    await eventually(() => bus.publish([messageOf(GaveUp, 'one-partition', { n: 0 })]));
+
+    // The broker writes the request and each of its retries is taken for a copy of it, but no answer
+    // arrives, so the producer gives up: the caller learns a transient failure and publishes it again
+    // later (an outbox relay does). Were the next request sent in the same session, it would get the
+    // numbers the given-up one gave back: taken for one more copy, answered success, written nowhere.
+    connections.cuttingProduceAnswers = true;
+    await expect(bus.publish([messageOf(GaveUp, 'one-partition', { n: 1 })])).rejects.toMatchObject({ name: 'TransientPublishError' });
+    connections.cuttingProduceAnswers = false;
+    await bus.publish([messageOf(GaveUp, 'one-partition', { n: 2 })]);
+
+    expect(connections.lostAnswers).toBeGreaterThan(requestRetry.retries);
+    const records = await readTopic(`${NAMESPACE}.${GaveUp.name}`, 3);
+    expect(records.map((record) => (JSON.parse(String(record.value)) as { n: number }).n).sort()).toEqual([0, 1, 2]);
+  }, 60_000);
 
   it('carries an import-sized message whole, and rejects one larger than the broker accepts as permanent', async () => {
     const received: number[] = [];

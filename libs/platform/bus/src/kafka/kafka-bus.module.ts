@@ -26,6 +26,7 @@ export interface KafkaBusModuleOptions {
   readonly topics?: readonly Topic[];
   readonly handlerRetry?: KafkaBusOptions['handlerRetry'];
   readonly socketFactory?: KafkaBusOptions['socketFactory'];
+  readonly requestRetry?: KafkaBusOptions['requestRetry'];
 }
 
 /**
@@ -41,6 +42,7 @@ export class KafkaBusModule {
       topics: options.topics ?? ALL_TOPICS,
       handlerRetry: options.handlerRetry,
       socketFactory: options.socketFactory,
+      requestRetry: options.requestRetry,
     };
     return {
       module: KafkaBusModule,
