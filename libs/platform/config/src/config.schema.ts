@@ -164,7 +164,7 @@ export const EnvironmentSchema = Type.Object({
     minimum: 1,
     maximum: 3_600,
     default: 10,
-    description: 'Time budget of one analytics query or export in the event store (ClickHouse `max_execution_time`, seconds); past it the request is answered 400 (an export fails)',
+    description: 'Time budget of one analytics query or export in the event store (ClickHouse `max_execution_time`, seconds, on the clock: a busy store takes longer); past it the request is answered 503 with `Retry-After` (an export is tried 3 times, then fails)',
   }),
   GUIDEPOST_ANALYTICS_MAX_MEMORY_BYTES: Type.Integer({
     minimum: 16 * 1024 * 1024,
