@@ -33,8 +33,16 @@ describe('analyticsStatement', () => {
 
   it('groups flows by the flow_id column the insert fills, and counts users on their stored keys', () => {
     const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['flow_id', 'attributes.flow_id'] }), 1);
-    expect(statement.sql).toContain("if(flow_id = '\\xFF', if(JSONType(attributes, 'flow_id')");
+    expect(statement.sql).toContain("if(unparsed_flow_ids AND flow_id = '\\xFF', if(JSONType(attributes, 'flow_id')");
     expect(statement.sql).toMatch(/, flow_id\) AS d0, .*, flow_id\) AS d1, uniqExactIf\(user_key, user_key != 0\) AS m0/);
+  });
+
+  it('reads the JSON of flow ids the insert could not read only where the account window holds such events', () => {
+    const flows = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], dimensions: ['flow_id'] }), 1);
+    expect(flows.sql).toMatch(/^WITH \(SELECT count\(\) > 0 FROM events WHERE account_id = \{account_id:String\} AND timestamp >= .* AND flow_id = '\\xFF'\) AS unparsed_flow_ids SELECT /);
+    for (const body of [{ metrics: ['events'], dimensions: ['name', 'attributes.plan'] }, { columns: ['flow_id'] }]) {
+      expect(analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, ...body }), 1).sql).not.toContain('unparsed_flow_ids');
+    }
   });
 
   it('orders raw rows by time', () => {

@@ -48,12 +48,24 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
     ...zoneParams(0),
   };
   const placeholders = new Placeholders(params);
-  const where =
-    `account_id = {account_id:String} AND timestamp >= {start_time:DateTime64(3, 'UTC')} ` +
-    `AND timestamp < {end_time:DateTime64(3, 'UTC')} AND (${conditions.sql})`;
+  const where = `${ACCOUNT_WINDOW} AND (${conditions.sql})`;
   const sql = spec.shape === 'raw' ? rawRows(spec.columns, where, placeholders) : aggregateRows(spec.metrics, spec.dimensions, where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
 }
+
+/** The account's events in the query's window: what every statement reads, before the conditions. */
+const ACCOUNT_WINDOW =
+  `account_id = {account_id:String} AND timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}`;
+
+/**
+ * Whether any event of the account's window has a `flow_id` the insert could not read (see
+ * `STORED_FLOW_ID`), as a constant computed before the query runs. Such events are rare, and where
+ * there is none the constant folds the JSON fallback away, and the query does not read `attributes`
+ * for it: reading that column was 40 % of a flow funnel over 10 M events (0.9 s with the fallback,
+ * 0.55 s without; the check took 80 ms). The check reads the account's window whatever the
+ * conditions, so it cannot miss an event the query reads. No `FINAL`: copies of an event are alike.
+ */
+const UNPARSED_FLOW_IDS_CHECK = `WITH (SELECT count() > 0 FROM ${EVENTS_TABLE} WHERE ${ACCOUNT_WINDOW} AND flow_id = ${UNPARSED_FLOW_ID_SQL}) AS unparsed_flow_ids`;
 
 /** One row per event, oldest first. */
 function rawRows(columns: readonly OutputField[], where: string, placeholders: Placeholders): string {
@@ -77,8 +89,10 @@ function aggregateRows(metrics: readonly AnalyticsMetric[], dimensions: readonly
     ...dimensions.map((dimension, index) => member(placeholders.text(dimension.name), jsonOrNull(`d${index}`))),
     ...metrics.map((metric, index) => member(placeholders.text(metric), `toString(m${index})`)),
   ];
+  // Raw rows read attributes from the JSON; only a dimension reads the stored flow_id.
+  const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
   return (
-    `SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
+    `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
     `FROM ${EVENTS_TABLE} FINAL WHERE ${where} ${groupBy} ORDER BY ${order} LIMIT {max_rows:UInt64}) ORDER BY ${order}`
   );
 }
@@ -89,7 +103,7 @@ function dimensionSql(source: EventField, placeholders: Placeholders): string {
     case 'bucket':
       return BUCKET_SQL[source.bucket];
     case 'attribute':
-      return source.key === ANALYTICS_FLOW_ATTRIBUTE ? STORED_FLOW_ID : attributeText(placeholders.text(source.key));
+      return isStoredFlowId(source) ? STORED_FLOW_ID : attributeText(placeholders.text(source.key));
     case 'field':
       return source.field === 'name' ? 'name' : `nullIf(${source.field}, '')`;
   }
@@ -117,8 +131,15 @@ function attributeText(key: string): string {
   return `if(${type} = 'Null', NULL, if(${type} = 'String', JSONExtractString(attributes, ${key}), JSONExtractRaw(attributes, ${key})))`;
 }
 
-/** `attributes.flow_id` as text, from the column the insert fills, or from the JSON where the insert could not read it. */
-const STORED_FLOW_ID = `if(flow_id = ${UNPARSED_FLOW_ID_SQL}, ${attributeText(`'${ANALYTICS_FLOW_ATTRIBUTE}'`)}, flow_id)`;
+/**
+ * `attributes.flow_id` as text, from the column the insert fills, or from the JSON where the insert
+ * could not read it (only looked for where `UNPARSED_FLOW_IDS_CHECK` found such events).
+ */
+const STORED_FLOW_ID = `if(unparsed_flow_ids AND flow_id = ${UNPARSED_FLOW_ID_SQL}, ${attributeText(`'${ANALYTICS_FLOW_ATTRIBUTE}'`)}, flow_id)`;
+
+function isStoredFlowId(source: EventField): boolean {
+  return source.kind === 'attribute' && source.key === ANALYTICS_FLOW_ATTRIBUTE;
+}
 
 function member(key: string, valueJson: string): string {
   return `toJSONString(${key}), ':', ${valueJson}`;

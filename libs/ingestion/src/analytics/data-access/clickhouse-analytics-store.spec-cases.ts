@@ -57,6 +57,9 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'flows', event: event(5, { attributes: { flow_id: 'onboarding', big: 1e20 } }) },
       { accountId: 'flows', event: event(6, { userId: 'u5', attributes: { flow_id: 7 } }) },
       { accountId: 'flows', event: event(7, { attributes: {} }) },
+      { accountId: 'parsed-flows', event: event(8, { attributes: { flow_id: 'welcome' } }) },
+      { accountId: 'parsed-flows', event: event(9, { userId: 'u8', attributes: { flow_id: 'welcome', step: 2 } }) },
+      { accountId: 'parsed-flows', event: event(10, { attributes: { flow_id: 3 } }) },
       ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
     ]);
   }, 120_000);
@@ -90,6 +93,13 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { flow_id: 'onboarding', events: 2, users: 2 },
       { flow_id: '7', events: 1, users: 1 },
       { flow_id: null, events: 1, users: 1 },
+    ]);
+  });
+
+  it('groups by the stored flow_id where every event was read at insert', async () => {
+    expect(await rows('parsed-flows', { metrics: ['events', 'users'], dimensions: ['flow_id'] })).toEqual([
+      { flow_id: 'welcome', events: 2, users: 1 },
+      { flow_id: '3', events: 1, users: 1 },
     ]);
   });
 
