@@ -1,7 +1,8 @@
 import { loadConfig } from '@guidepost/platform-config';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { analyticsSpecOf } from './analytics-spec';
 import { AnalyticsQueries, ConcurrencyExceeded } from './analytics-queries.service';
-import { type AnalyticsRead, AnalyticsStore } from './analytics-store.port';
+import { type AnalyticsRead, AnalyticsStore, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
 
 /** A store whose queries answer `rows` rows once `finish` is called, recording what each asked for. */
 class HeldStore extends AnalyticsStore {
@@ -26,11 +27,21 @@ class HeldStore extends AnalyticsStore {
 
 const spec = (body: object = {}) => analyticsSpecOf({ start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z', metrics: ['events'], ...body });
 const config = loadConfig({ GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES: '2', GUIDEPOST_ANALYTICS_MAX_ROWS: '5' });
+const queriesOver = (store: AnalyticsStore, metrics = new MetricsRegistry()) => new AnalyticsQueries(store, config, metrics);
+
+/** A store whose every query fails with `error`. */
+function failingStore(error: Error): AnalyticsStore {
+  return new (class extends AnalyticsStore {
+    async *rows(): AsyncIterable<string> {
+      yield* await Promise.reject<string[]>(error);
+    }
+  })();
+}
 
 describe('AnalyticsQueries', () => {
   it('runs at most the limit of queries of one account at once, reporting the load', async () => {
     const store = new HeldStore(1);
-    const queries = new AnalyticsQueries(store, config);
+    const queries = queriesOver(store);
     const first = queries.query('a', spec());
     const second = queries.query('a', spec());
     const refused = queries.query('a', spec());
@@ -47,12 +58,7 @@ describe('AnalyticsQueries', () => {
   });
 
   it('frees its place when the query fails', async () => {
-    const failing = new (class extends AnalyticsStore {
-      async *rows(): AsyncIterable<string> {
-        yield* await Promise.reject<string[]>(new Error('store unreachable'));
-      }
-    })();
-    const queries = new AnalyticsQueries(failing, config);
+    const queries = queriesOver(failingStore(new Error('store unreachable')));
     await expect(queries.query('a', spec())).rejects.toThrow('store unreachable');
     expect(queries.concurrencyOf('a').used).toBe(0);
   });
@@ -60,13 +66,31 @@ describe('AnalyticsQueries', () => {
   it('clamps to the row limit, or the fewer rows asked for, reading one more to tell', async () => {
     const store = new HeldStore(100);
     store.finish();
-    const queries = new AnalyticsQueries(store, config);
+    const queries = queriesOver(store);
     expect(await queries.query('a', spec())).toMatchObject({ rows: [{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }], truncated: true });
     expect(await queries.query('a', spec({ limit: 2 }))).toMatchObject({ rows: [{ n: 0 }, { n: 1 }], truncated: true });
     expect(store.reads.map((read) => read.maxRows)).toEqual([6, 3]);
     expect(store.reads[0]?.budget).toEqual({ maxExecutionSeconds: 10, maxMemoryBytes: 1024 ** 3 });
     const exact = new HeldStore(5);
     exact.finish();
-    expect(await new AnalyticsQueries(exact, config).query('a', spec())).toMatchObject({ truncated: false });
+    expect(await queriesOver(exact).query('a', spec())).toMatchObject({ truncated: false });
+  });
+
+  it('counts queries by outcome, so that operators tell a busy store from a down one', async () => {
+    const metrics = new MetricsRegistry();
+    const budget = { maxExecutionSeconds: 10, maxMemoryBytes: 1 };
+    const heldStore = new HeldStore(1);
+    const held = queriesOver(heldStore, metrics);
+    const running = [held.query('a', spec()), held.query('a', spec())];
+    await expect(held.query('a', spec())).rejects.toThrow(ConcurrencyExceeded);
+    heldStore.finish();
+    await Promise.all(running);
+    for (const error of [new QueryOverTimeBudget(budget, new Error('TIMEOUT_EXCEEDED')), new QueryOverMemoryBudget(new Error('MEMORY_LIMIT_EXCEEDED')), new Error('ECONNREFUSED')]) {
+      await expect(queriesOver(failingStore(error), metrics).query('a', spec())).rejects.toBe(error);
+    }
+    const counted = await metrics.getSingleMetricAsString('guidepost_analytics_queries_total');
+    for (const outcome of ['answered', 'concurrency_limited', 'over_time_budget', 'over_memory_budget', 'failed']) {
+      expect(counted).toContain(`guidepost_analytics_queries_total{outcome="${outcome}"} ${outcome === 'answered' ? 2 : 1}`);
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { Counter } from 'prom-client';
 import { AppConfig } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { AnalyticsSpec } from './analytics-spec';
-import { AnalyticsStore, type QueryBudget } from './analytics-store.port';
+import { AnalyticsStore, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
 
 /** When a refused client may try again: a query takes at most its time budget, usually far less. */
 const RETRY_AFTER_SECONDS = 1;
@@ -31,6 +33,14 @@ export class ConcurrencyExceeded extends DomainError {
 }
 
 /**
+ * How a query ended, the `outcome` label of `guidepost_analytics_queries_total`: operators tell a
+ * store that is too busy for the time budget (`over_time_budget`, answered 503) from one that is down
+ * (`failed`, also 503), and queries too heavy for any store (`over_memory_budget`, 400) from accounts
+ * that send too many at once (`concurrency_limited`, 429).
+ */
+type QueryOutcome = 'answered' | 'concurrency_limited' | 'over_time_budget' | 'over_memory_budget' | 'failed';
+
+/**
  * Synchronous analytics queries. Each account may run `GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES` at once
  * in this process; each query runs within the time and memory budget and answers at most
  * `GUIDEPOST_ANALYTICS_MAX_ROWS` rows (or the fewer it asks for).
@@ -38,11 +48,19 @@ export class ConcurrencyExceeded extends DomainError {
 @Injectable()
 export class AnalyticsQueries {
   private readonly running = new Map<string, number>();
+  private readonly outcomes: Counter<'outcome'>;
 
   constructor(
     private readonly store: AnalyticsStore,
     private readonly config: AppConfig,
-  ) {}
+    metrics: MetricsRegistry,
+  ) {
+    this.outcomes = metrics.counter({
+      name: 'guidepost_analytics_queries_total',
+      help: 'Analytics queries by outcome: answered, concurrency_limited (429), over_time_budget (503), over_memory_budget (400), failed',
+      labelNames: ['outcome'],
+    });
+  }
 
   /** The load an account's query would see now, without running one (for headers of refused requests). */
   concurrencyOf(accountId: string): Concurrency {
@@ -50,6 +68,17 @@ export class AnalyticsQueries {
   }
 
   async query(accountId: string, spec: AnalyticsSpec): Promise<AnalyticsAnswer> {
+    try {
+      const answer = await this.run(accountId, spec);
+      this.outcomes.inc({ outcome: 'answered' });
+      return answer;
+    } catch (error) {
+      this.outcomes.inc({ outcome: outcomeOf(error) });
+      throw error;
+    }
+  }
+
+  private async run(accountId: string, spec: AnalyticsSpec): Promise<AnalyticsAnswer> {
     const concurrency = this.acquire(accountId);
     try {
       const maxRows = Math.min(spec.limit ?? Number.MAX_SAFE_INTEGER, this.config.analytics.maxRows);
@@ -76,6 +105,13 @@ export class AnalyticsQueries {
     if (used === 0) this.running.delete(accountId);
     else this.running.set(accountId, used);
   }
+}
+
+function outcomeOf(error: unknown): QueryOutcome {
+  if (error instanceof ConcurrencyExceeded) return 'concurrency_limited';
+  if (error instanceof QueryOverTimeBudget) return 'over_time_budget';
+  if (error instanceof QueryOverMemoryBudget) return 'over_memory_budget';
+  return 'failed';
 }
 
 /** The per-query budget of the configuration, enforced by the store as ClickHouse settings. */

@@ -101,6 +101,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
     this.names = new KafkaNames(config.kafkaNamespace);
     this.topicNames = new Set(options.topics.map((topic) => topic.name));
     this.metrics = new KafkaBusMetrics(registry);
+    const retry = options.requestRetry ?? KAFKA_RETRY;
     this.client = new ClientKafka({
       // ClientKafka appends "-client" to the client id unless told otherwise; the service name is the id.
       postfixId: '',
@@ -111,13 +112,13 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
         // Its warnings and errors, at debug level; its info lines (every connection) not at all.
         logLevel: logLevel.WARN,
         logCreator: kafkaLogCreator(),
-        retry: options.requestRetry ?? KAFKA_RETRY,
+        retry,
         socketFactory: options.socketFactory,
       },
       producer: {
         idempotent: true,
         allowAutoTopicCreation: false,
-        retry: options.requestRetry ?? KAFKA_RETRY,
+        retry,
         // The Java client's partitioner (murmur2 of the key), named so kafkajs does not warn about its default.
         createPartitioner: Partitioners.DefaultPartitioner,
       },
