@@ -20,6 +20,7 @@ const REQUESTS = 'guidepost_http_request_duration_seconds';
 const OBJECTIVE_ROUTES = 'route!~"/health/.*|/metrics|.*/import/.*"';
 /** The latency objective: 99% of requests answered within this many seconds (a bucket bound of the HTTP histogram). */
 const OBJECTIVE_SECONDS = '1';
+const ANALYTICS_QUERIES = 'guidepost_analytics_queries_total';
 const LAG_PER_GROUP = 'sum by (group) (max by (group, topic, partition) (guidepost_bus_consumer_lag))';
 
 export const ALERTS: readonly AlertDefinition[] = [
@@ -94,6 +95,16 @@ export const ALERTS: readonly AlertDefinition[] = [
     for: '10m',
     severity: 'critical',
     summary: 'Inserts into the event store keep failing: accepted events are not becoming readable',
+  },
+  {
+    // A few queries past the budget are the busy moments it is meant for; a quarter of them for a quarter of
+    // an hour means the store has too little CPU for analytics beside tracking (or the budget is too tight).
+    // Of the queries that ran: those refused for the account's concurrency never reached the store.
+    alert: 'GuidepostAnalyticsOverTimeBudget',
+    expr: `sum(rate(${ANALYTICS_QUERIES}{outcome="over_time_budget"}[15m])) / sum(rate(${ANALYTICS_QUERIES}{outcome!="concurrency_limited"}[15m])) > 0.25`,
+    for: '15m',
+    severity: 'warning',
+    summary: '{{ $value | humanizePercentage }} of the analytics queries that reached the event store ran out of their time budget (answered 503)',
   },
   {
     alert: 'GuidepostJobStuck',
