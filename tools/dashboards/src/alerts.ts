@@ -99,9 +99,9 @@ export const ALERTS: readonly AlertDefinition[] = [
   {
     // A few queries past the budget are the busy moments it is meant for; a quarter of them for a quarter of
     // an hour means the store has too little CPU for analytics beside tracking (or the budget is too tight).
-    // Of the queries that ran: those refused for the account's concurrency never reached the store.
+    // Of the queries that ran: those refused for the account's concurrency or their conditions never reached the store.
     alert: 'GuidepostAnalyticsOverTimeBudget',
-    expr: `sum(rate(${ANALYTICS_QUERIES}{outcome="over_time_budget"}[15m])) / sum(rate(${ANALYTICS_QUERIES}{outcome!="concurrency_limited"}[15m])) > 0.25`,
+    expr: `sum(rate(${ANALYTICS_QUERIES}{outcome="over_time_budget"}[15m])) / sum(rate(${ANALYTICS_QUERIES}{outcome!~"concurrency_limited|invalid"}[15m])) > 0.25`,
     for: '15m',
     severity: 'warning',
     summary: '{{ $value | humanizePercentage }} of the analytics queries that reached the event store ran out of their time budget (answered 503)',

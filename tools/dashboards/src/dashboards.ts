@@ -183,7 +183,7 @@ const ingestion: DashboardDefinition = {
     {
       title: 'Analytics queries per second by outcome',
       description:
-        'Synchronous analytics queries by how they ended (the ingestion service): over_time_budget (503) means the event store was too busy to answer within GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS, failed (503 or 500) that it could not be reached or failed; over_memory_budget (400) and concurrency_limited (429) are the clients\' to change.',
+        'Synchronous analytics queries by how they ended (the ingestion service): over_time_budget (503) means the event store was too busy to answer within GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS, failed (503 or 500) that it could not be reached or failed; over_memory_budget and invalid (400) and concurrency_limited (429) are the clients\' to change.',
       unit: 'reqps',
       queries: [{ expr: 'sum by (outcome) (rate(guidepost_analytics_queries_total[$__rate_interval]))', legend: '{{outcome}}' }],
     },

@@ -1,4 +1,5 @@
 import { loadConfig } from '@guidepost/platform-config';
+import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { analyticsSpecOf } from './analytics-spec';
 import { AnalyticsQueries, ConcurrencyExceeded } from './analytics-queries.service';
@@ -85,11 +86,17 @@ describe('AnalyticsQueries', () => {
     await expect(held.query('a', spec())).rejects.toThrow(ConcurrencyExceeded);
     heldStore.finish();
     await Promise.all(running);
-    for (const error of [new QueryOverTimeBudget(budget, new Error('TIMEOUT_EXCEEDED')), new QueryOverMemoryBudget(new Error('MEMORY_LIMIT_EXCEEDED')), new Error('ECONNREFUSED')]) {
+    const failures = [
+      new QueryOverTimeBudget(budget, new Error('TIMEOUT_EXCEEDED')),
+      new QueryOverMemoryBudget(new Error('MEMORY_LIMIT_EXCEEDED')),
+      new DomainError('invalid_request', 'conditions[0][1]: operator "~" is not supported'),
+      new Error('ECONNREFUSED'),
+    ];
+    for (const error of failures) {
       await expect(queriesOver(failingStore(error), metrics).query('a', spec())).rejects.toBe(error);
     }
     const counted = await metrics.getSingleMetricAsString('guidepost_analytics_queries_total');
-    for (const outcome of ['answered', 'concurrency_limited', 'over_time_budget', 'over_memory_budget', 'failed']) {
+    for (const outcome of ['answered', 'concurrency_limited', 'over_time_budget', 'over_memory_budget', 'invalid', 'failed']) {
       expect(counted).toContain(`guidepost_analytics_queries_total{outcome="${outcome}"} ${outcome === 'answered' ? 2 : 1}`);
     }
   });

@@ -35,10 +35,11 @@ export class ConcurrencyExceeded extends DomainError {
 /**
  * How a query ended, the `outcome` label of `guidepost_analytics_queries_total`: operators tell a
  * store that is too busy for the time budget (`over_time_budget`, answered 503) from one that is down
- * (`failed`, also 503), and queries too heavy for any store (`over_memory_budget`, 400) from accounts
- * that send too many at once (`concurrency_limited`, 429).
+ * (`failed`, also 503), and the clients' own doing: queries too heavy for any store
+ * (`over_memory_budget`, 400), conditions that do not compile (`invalid`, 400), too many at once
+ * (`concurrency_limited`, 429).
  */
-type QueryOutcome = 'answered' | 'concurrency_limited' | 'over_time_budget' | 'over_memory_budget' | 'failed';
+type QueryOutcome = 'answered' | 'concurrency_limited' | 'invalid' | 'over_time_budget' | 'over_memory_budget' | 'failed';
 
 /**
  * Synchronous analytics queries. Each account may run `GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES` at once
@@ -57,7 +58,7 @@ export class AnalyticsQueries {
   ) {
     this.outcomes = metrics.counter({
       name: 'guidepost_analytics_queries_total',
-      help: 'Analytics queries by outcome: answered, concurrency_limited (429), over_time_budget (503), over_memory_budget (400), failed',
+      help: 'Analytics queries by outcome: answered, concurrency_limited (429), invalid (400), over_time_budget (503), over_memory_budget (400), failed',
       labelNames: ['outcome'],
     });
   }
@@ -111,6 +112,8 @@ function outcomeOf(error: unknown): QueryOutcome {
   if (error instanceof ConcurrencyExceeded) return 'concurrency_limited';
   if (error instanceof QueryOverTimeBudget) return 'over_time_budget';
   if (error instanceof QueryOverMemoryBudget) return 'over_memory_budget';
+  // The conditions are compiled with the statement: a condition at fault is found there.
+  if (error instanceof DomainError && error.code === 'invalid_request') return 'invalid';
   return 'failed';
 }
 
