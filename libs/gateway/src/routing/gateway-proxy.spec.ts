@@ -50,11 +50,11 @@ class FakeService {
   private readonly fastify: FastifyInstance = Fastify();
   private firstBodyBytes = promiseWithResolvers();
 
-  async start(): Promise<string> {
+  async start(port = 0): Promise<string> {
     this.fastify.removeAllContentTypeParsers();
     this.fastify.addContentTypeParser('*', (_request, body, done) => done(null, body));
     this.fastify.all('/*', async (request, reply) => this.handle(request, reply));
-    return this.fastify.listen({ port: 0, host: '127.0.0.1' });
+    return this.fastify.listen({ port, host: '127.0.0.1' });
   }
 
   stop(): Promise<void> {
@@ -167,6 +167,14 @@ async function startGateway(config: AppConfig): Promise<NestFastifyApplication> 
   new GatewayProxy(config).install(fastify);
   await app.listen(0, '127.0.0.1');
   return app;
+}
+
+function serviceUrls(url: string): Record<string, string> {
+  return Object.fromEntries(['CONTENT', 'SEGMENT', 'PROFILE', 'INGESTION'].map((name) => [`GUIDEPOST_${name}_SERVICE_URL`, url]));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
 }
 
 async function closedPortUrl(): Promise<string> {
@@ -482,6 +490,44 @@ describe('GatewayProxy', () => {
       expect(answer.status).toBe(503);
       expect((await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme') } })).status).toBe(200);
     });
+
+    it('is tried again while it refuses connections for a moment (a route lagging behind a rolling update): the client gets its answer', async () => {
+      const lateUrl = await closedPortUrl();
+      const late = new FakeService();
+      const lateGateway = await startGateway(loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, ...serviceUrls(serviceUrl), GUIDEPOST_PROFILE_SERVICE_URL: lateUrl }));
+      try {
+        const body = Buffer.from('{"user_id":"u1","properties":{"plan":"pro"}}');
+        const answering = send(
+          await lateGateway.getUrl(),
+          { method: 'POST', path: '/v2/accounts/acme/users/u1/profile', headers: { authorization: basic('acme'), 'content-type': 'application/json', 'content-length': body.length } },
+          (request) => void request.end(body),
+        );
+        await delay(250);
+        await late.start(Number(new URL(lateUrl).port));
+        const answer = await answering;
+        expect(answer.status).toBe(200);
+        expect(json(answer)).toMatchObject({ method: 'POST', url: '/v2/accounts/acme/users/u1/profile', bytes: body.length, sha256: sha256(body) });
+        expect(late.received).toHaveLength(1);
+      } finally {
+        await lateGateway.close();
+        await late.stop();
+      }
+    });
+
+    it('is not tried again once the request reached it: a connection cut before the answer is a 503, sent once', async () => {
+      let attempts = 0;
+      service.handle = (request) => {
+        attempts += 1;
+        request.raw.socket.destroy();
+        return new Promise(() => undefined);
+      };
+      const answer = await send(base, { method: 'POST', path: '/v2/accounts/acme/users/u1/profile', headers: { authorization: basic('acme'), 'content-type': 'application/json' } }, (request) =>
+        void request.end('{"user_id":"u1"}'),
+      );
+      expect(answer.status).toBe(503);
+      expect(json(answer).detail).toBe('the profile service is unavailable');
+      expect(attempts).toBe(1);
+    });
   });
 
   describe('a service that freezes', () => {
@@ -509,8 +555,7 @@ describe('GatewayProxy', () => {
     });
 
     it('requires the internal token', () => {
-      const urls = Object.fromEntries(['CONTENT', 'SEGMENT', 'PROFILE', 'INGESTION'].map((name) => [`GUIDEPOST_${name}_SERVICE_URL`, serviceUrl]));
-      expect(() => new GatewayProxy(loadConfig(urls)).install(Fastify())).toThrow('GUIDEPOST_INTERNAL_TOKEN');
+      expect(() => new GatewayProxy(loadConfig(serviceUrls(serviceUrl))).install(Fastify())).toThrow('GUIDEPOST_INTERNAL_TOKEN');
     });
   });
 });

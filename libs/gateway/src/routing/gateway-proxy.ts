@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { buildConnector } from 'undici';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, settleUnreadBody } from '@guidepost/platform-http';
@@ -10,14 +11,41 @@ import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 
 /**
- * How long the gateway waits on a service: to connect, then `GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS`
- * for the answer's headers and again for each further piece of its body. Both are silences, never
- * totals: an upload or a long answer takes as long as it takes while bytes keep moving. A service
- * answers an upload once it has stored the last byte, so the wait for its headers starts only after
- * the body was sent. A frozen service costs a client that long, then a 504, never a hung request.
+ * How long the gateway waits on a service: to connect (each attempt, see `connectAgain`), then
+ * `GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS` for the answer's headers and again for each further piece
+ * of its body. Both are silences, never totals: an upload or a long answer takes as long as it takes
+ * while bytes keep moving. A service answers an upload once it has stored the last byte, so the wait
+ * for its headers starts only after the body was sent. A frozen service costs a client that long,
+ * then a 504, never a hung request.
  */
-function upstreamTimeouts(silenceMs: number): { connect: { timeout: number }; headersTimeout: number; bodyTimeout: number } {
-  return { connect: { timeout: 5_000 }, headersTimeout: silenceMs, bodyTimeout: silenceMs };
+function upstreamOptions(silenceMs: number): { connect: buildConnector.connector; headersTimeout: number; bodyTimeout: number } {
+  return { connect: connectAgain(buildConnector({ timeout: 5_000 })), headersTimeout: silenceMs, bodyTimeout: silenceMs };
+}
+
+/** The waits before each new attempt at a connection that was refused or not established: 1.5 s in all. */
+const CONNECT_RETRY_DELAYS_MS = [100, 200, 400, 800];
+/** Quick refusals of a connection attempt (a connection that times out, after 5 s, is not tried again). */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Tries a refused connection again, before undici has taken the request in hand: nothing reached the
+ * service, and the request and its body are untouched, so this is safe for any method. During a rolling
+ * update the cluster's routing can lag a moment behind the endpoints and lead a new connection to a pod
+ * that has just stopped listening; a later attempt reaches the pod that replaced it. A service that is
+ * really down costs the client these waits before its 503. Retrying once the request was sent would
+ * not be safe (the service may have acted on it), so nothing else is tried again.
+ */
+function connectAgain(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) => {
+    const attempt = (failures: number): void =>
+      connect(options, (...result) => {
+        const [error] = result;
+        const wait = CONNECT_RETRY_DELAYS_MS[failures];
+        if (error === null || !connectFailed(error) || wait === undefined) return callback(...result);
+        setTimeout(() => attempt(failures + 1), wait);
+      });
+    attempt(0);
+  };
 }
 
 type ServiceUrls = Readonly<Record<ServiceName, string>>;
@@ -41,8 +69,9 @@ export class GatewayProxy {
     void fastify.register(async (proxy) => {
       proxy.removeAllContentTypeParsers();
       proxy.addContentTypeParser('*', (_request, body, done) => done(null, detachedBody(body)));
-      // No retries: a method's safety is the service's business, and its answers pass through as they are.
-      const undici = upstreamTimeouts(this.config.gatewayUpstreamTimeoutMs);
+      // No retries of requests: a method's safety is the service's business, and its answers pass through
+      // as they are. Only a connection that was refused is tried again (`connectAgain`).
+      const undici = upstreamOptions(this.config.gatewayUpstreamTimeoutMs);
       await proxy.register(replyFrom, { undici, retryMethods: [], disableCache: true, disableRequestLogging: true });
       for (const { prefix, service } of ROUTE_OWNERSHIP) {
         const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
@@ -98,6 +127,10 @@ function upstreamFailure(upstream: Upstream, error: unknown): DomainError {
     return new DomainError('upstream_timeout', detail, { cause: error });
   }
   return new DomainError('unavailable', `the ${upstream.service} service is unavailable`, { cause: error, retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS });
+}
+
+function connectFailed(error: Error): boolean {
+  return 'code' in error && CONNECT_FAILURES.has(error.code as string);
 }
 
 function statusCodeOf(error: unknown): unknown {
