@@ -209,12 +209,15 @@ describe('Idempotency-Key scope and form', () => {
 });
 
 describe('event_id on track', () => {
-  it('stores an event sent twice with the same event_id once, without any header', async () => {
+  it('stores an event sent again with the same event_id once, the first copy, without any header; analytics counts it once', async () => {
     const userId = uniqueId('event-id');
     const event = { name: 'purchase', timestamp: INSTANT, event_id: `order-${randomUUID()}`, attributes: { amount: 12 } };
     for (let sent = 0; sent < 2; sent += 1) {
       expect(await expectJson(await api(account, 'POST', userPath(userId, 'events'), { json: event }), 200)).toEqual(STATUS_OK);
     }
+    await historyOfAtLeast(account, userId, 1);
+    // Sent again after the first copy was stored, with other attributes: the first copy stays.
+    await api(account, 'POST', userPath(userId, 'events'), { json: { ...event, attributes: { amount: 99 } } }).then((response) => expectJson(response, 200));
     // Two more events of the user without event_id: both are stored (nothing changes without the field).
     for (let sent = 0; sent < 2; sent += 1) {
       await api(account, 'POST', userPath(userId, 'events'), { json: { name: 'view', timestamp: INSTANT } }).then((response) => expectJson(response, 200));
@@ -225,6 +228,10 @@ describe('event_id on track', () => {
     const events = await history(account, userId);
     expect(events.filter((stored) => stored.name === 'purchase')).toEqual([{ user_id: userId, name: 'purchase', timestamp: INSTANT, attributes: { amount: 12 } }]);
     expect(events.filter((stored) => stored.name === 'view')).toHaveLength(2);
+    const counted = await api(account, 'POST', '/analytics/query', {
+      json: { start_time: '2024-05-01T00:00:00Z', end_time: '2024-05-02T00:00:00Z', metrics: ['events'], dimensions: ['name'], conditions: [['user_id', '==', userId]] },
+    });
+    expect(await expectJson(counted, 200)).toEqual([{ name: 'view', events: 2 }, { name: 'purchase', events: 1 }]);
   });
 
   it('refuses an event_id that is empty or over 255 characters with a 400 naming it', async () => {

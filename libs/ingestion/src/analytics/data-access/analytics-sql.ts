@@ -36,6 +36,12 @@ const BUCKET_SQL: Record<AnalyticsTimeBucket, string> = {
  * the export's (`compileExportConditions`: the same grammar, compiled the same way, `p0`, `p1`, ...
  * placeholders); every name the client chose (output keys, attribute keys) is a placeholder too, so
  * no request text ever enters the SQL. Rows are rendered to JSON by ClickHouse.
+ *
+ * It reads `events` without `FINAL`: the store keeps no copy of an event (event-store migration 4), so
+ * merging parts at read time, which made a query over an import's unmerged parts 2 to 4 times slower
+ * (docs/analytics.md, "Speed"), would change nothing. A copy that got past the insert (two replicas
+ * inserting one event at the same moment, or one stored before migration 4) is counted until a merge
+ * collapses it. Exports and history, which promise exact rows, still read with `FINAL`.
  */
 export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRows: number): AnalyticsStatement {
   const conditions = compileExportConditions(spec.conditions);
@@ -63,14 +69,14 @@ const ACCOUNT_WINDOW =
  * there is none the constant folds the JSON fallback away, and the query does not read `attributes`
  * for it: reading that column was 40 % of a flow funnel over 10 M events (0.9 s with the fallback,
  * 0.55 s without; the check took 80 ms). The check reads the account's window whatever the
- * conditions, so it cannot miss an event the query reads. No `FINAL`: copies of an event are alike.
+ * conditions, so it cannot miss an event the query reads.
  */
 const UNPARSED_FLOW_IDS_CHECK = `WITH (SELECT count() > 0 FROM ${EVENTS_TABLE} WHERE ${ACCOUNT_WINDOW} AND flow_id = ${UNPARSED_FLOW_ID_SQL}) AS unparsed_flow_ids`;
 
 /** One row per event, oldest first. */
 function rawRows(columns: readonly OutputField[], where: string, placeholders: Placeholders): string {
   const members = columns.map((column) => member(placeholders.text(column.name), columnJson(column.source, placeholders)));
-  return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} FINAL WHERE ${where} ORDER BY timestamp, event_id LIMIT {max_rows:UInt64}`;
+  return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} WHERE ${where} ORDER BY timestamp, event_id LIMIT {max_rows:UInt64}`;
 }
 
 /**
@@ -93,7 +99,7 @@ function aggregateRows(metrics: readonly AnalyticsMetric[], dimensions: readonly
   const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
   return (
     `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
-    `FROM ${EVENTS_TABLE} FINAL WHERE ${where} ${groupBy} ORDER BY ${order} LIMIT {max_rows:UInt64}) ORDER BY ${order}`
+    `FROM ${EVENTS_TABLE} WHERE ${where} ${groupBy} ORDER BY ${order} LIMIT {max_rows:UInt64}) ORDER BY ${order}`
   );
 }
 

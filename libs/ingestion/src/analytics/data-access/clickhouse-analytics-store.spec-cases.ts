@@ -20,6 +20,21 @@ const AMPLE: QueryBudget = { maxExecutionSeconds: 30, maxMemoryBytes: 1024 ** 3 
 const MANY_USERS = 100_000;
 const quiet = { log: () => undefined };
 
+/** A row of `events` as the release before migration 4 inserted it. */
+function rowOf(accountId: string, event: RecordedEvent): Record<string, unknown> {
+  return {
+    account_id: accountId,
+    event_id: event.eventId,
+    user_id: event.userId,
+    group_id: event.groupId ?? '',
+    name: event.name,
+    timestamp: event.timestamp,
+    attributes: JSON.stringify(event.attributes),
+    context_url: null,
+    received_at: event.receivedAt,
+  };
+}
+
 /**
  * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
  * over HTTP (`clickhouse-analytics-store.int-spec.ts`): the same SQL and budget settings must hold on both.
@@ -44,14 +59,19 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       receivedAt: '2025-10-01T09:30:00.000Z',
       ...fields,
     });
-    await events.insert([
+    // Written as the release before migration 4 wrote them: straight into `events`.
+    const storedBefore = [
       { accountId: 'small', event: event(1, { attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 } }) },
       { accountId: 'small', event: event(2, { userId: '', groupId: 'g1', attributes: { n: null } }) },
       // 1e20 is written as 21 digits, which the JSON reader of inserts and mutations refuses (see UNPARSED_FLOW_ID_SQL).
       { accountId: 'flows', event: event(4, { attributes: { flow_id: 'onboarding', big: 1e20 } }) },
-    ]);
+    ];
+    await target.client.insert({ table: 'events', format: 'JSONEachRow', values: storedBefore.map(({ accountId, event: stored }) => rowOf(accountId, stored)) });
     await migrateClickHouse(target.client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
     for (const query of EVENT_STORE_MIGRATIONS[1].statements) await target.client.command({ query });
+    const deliveredTwice = [1, 2, 3].map((n) => ({ accountId: 'delivered-twice', event: event(100 + n, { userId: `u${n % 2}` }) }));
+    await events.insert(deliveredTwice);
+    await events.insert(deliveredTwice);
     await events.insert([
       { accountId: 'small', event: event(3, { name: 'clicked' }) },
       { accountId: 'flows', event: event(5, { attributes: { flow_id: 'onboarding', big: 1e20 } }) },
@@ -79,6 +99,11 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { user_id: null, group_id: 'g1', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: { n: null } },
       { user_id: 'u3', group_id: null, 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: {} },
     ]);
+  });
+
+  it('counts an event delivered twice once', async () => {
+    expect(await rows('delivered-twice', { metrics: ['events', 'users'] })).toEqual([{ events: 3, users: 2 }]);
+    expect(await rows('delivered-twice', { columns: ['name'] })).toHaveLength(3);
   });
 
   it('counts events, users and groups per dimension; an absent value is one group, null', async () => {

@@ -40,8 +40,8 @@ export interface ExportQuery {
  */
 export abstract class EventStore {
   /**
-   * Stores events, of any accounts, in one write; storing an event id again changes nothing that
-   * readers see.
+   * Stores events, of any accounts, in one write. An event whose account, user, timestamp and id are
+   * stored already is not stored again: the first copy stays, and readers see it once.
    */
   abstract insert(events: readonly AccountEvent[]): Promise<void>;
   /** A user's events, newest first. */

@@ -10,6 +10,8 @@ import { exportPages, type Page, type RowKey } from './export-pages';
 import { write } from '../application/output-writes';
 
 export const EVENTS_TABLE = 'events';
+/** Where events are inserted: a Null table whose view stores in `events` those not stored yet (event-store migration 4). */
+const INCOMING_EVENTS_TABLE = 'incoming_events';
 /**
  * Rows per export page. The in-process engine hands each result over whole, so a page is what an
  * export holds in memory at a time: about 4 MB of NDJSON at typical event sizes. Read in the table's
@@ -57,6 +59,9 @@ interface HistoryRow {
  * holds one page whatever the export's size.
  */
 export class ClickHouseEventStore extends EventStore {
+  /** The last insert asked for: each insert starts once the one before it has settled. */
+  private lastInsert: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly client: ClickHouseClient,
     private readonly pageRows = EXPORT_PAGE_ROWS,
@@ -64,10 +69,21 @@ export class ClickHouseEventStore extends EventStore {
     super();
   }
 
-  async insert(events: readonly AccountEvent[]): Promise<void> {
+  /**
+   * Stores the events not stored yet, the first of each key (see event-store migration 4). One insert
+   * at a time: two at once would each look up the stored keys before the other's rows are there, and
+   * both would store an event they both carry.
+   */
+  insert(events: readonly AccountEvent[]): Promise<void> {
+    const inserted = this.lastInsert.then(() => this.insertNow(events));
+    this.lastInsert = inserted.catch(() => undefined);
+    return inserted;
+  }
+
+  private async insertNow(events: readonly AccountEvent[]): Promise<void> {
     if (events.length === 0) return;
     await this.client.insert({
-      table: EVENTS_TABLE,
+      table: INCOMING_EVENTS_TABLE,
       format: 'JSONEachRow',
       values: events.map(rowOf),
       // An import of old events spans many months: one partition each, more than the default 100 per insert.

@@ -119,6 +119,54 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     expect((await jsonLines()).map((line) => line['name'])).toEqual(['a', 'b']);
   });
 
+  /** The account's stored rows as they are, without FINAL (as analytics reads them), in key order. */
+  async function storedRows(): Promise<{ event_id: string; name: string; attributes: string; flow_id: string | null; user_key: string }[]> {
+    const result = await client.query({
+      query: `SELECT event_id, name, attributes, flow_id, toString(user_key) AS user_key FROM events
+               WHERE account_id = {account:String} ORDER BY user_id, timestamp, event_id`,
+      query_params: { account: accountId },
+      format: 'JSONEachRow',
+    });
+    return result.json();
+  }
+
+  describe('an event delivered again (migration 4)', () => {
+    it('is not stored again: even a read without FINAL, before any merge, sees one copy', async () => {
+      const batch = [event({ name: 'a' }), event({ name: 'b', timestamp: '2024-05-01T10:00:00.000Z' })];
+      await insert(batch);
+      await insert(batch);
+      await insert(batch);
+      expect((await storedRows()).map((row) => row.name)).toEqual(['a', 'b']);
+    });
+
+    it('keeps its first copy: of a batch partly stored only the new events are stored, and a key the batch carries twice once', async () => {
+      const first = event({ name: 'first', attributes: { version: 1 } });
+      await insert([first]);
+      const sentAgain = { ...first, name: 'sent again', attributes: { version: 2 } };
+      const fresh = event({ name: 'fresh', userId: 'u2' });
+      await insert([sentAgain, fresh, { ...fresh, name: 'fresh, twice' }]);
+      expect((await storedRows()).map(({ name, attributes }) => ({ name, attributes }))).toEqual([
+        { name: 'first', attributes: '{"version":1}' },
+        { name: 'fresh', attributes: '{}' },
+      ]);
+    });
+
+    it('is stored once when inserts carrying it are asked for at the same moment', async () => {
+      const batch = Array.from({ length: 50 }, (_unused, index) => event({ userId: `u${index % 5}` }));
+      await Promise.all(Array.from({ length: 4 }, () => insert(batch)));
+      expect(await storedRows()).toHaveLength(50);
+    });
+
+    it('still tells events apart by user, timestamp and id, and gets the analytics columns computed', async () => {
+      const base = event({ attributes: { flow_id: 'onboarding' } });
+      await insert([base, { ...base, userId: 'u2' }, { ...base, timestamp: '2024-05-01T09:30:00.001Z' }, { ...base, eventId: `${base.eventId}-b` }]);
+      const rows = await storedRows();
+      expect(rows).toHaveLength(4);
+      expect(rows.map((row) => row.flow_id)).toEqual(['onboarding', 'onboarding', 'onboarding', 'onboarding']);
+      expect(rows.every((row) => row.user_key !== '0')).toBe(true);
+    });
+  });
+
   it('merges a month that stopped receiving events into one part, so that exact reads stop merging it again (migration 3)', async () => {
     const created = await client.query({ query: 'SHOW CREATE TABLE events', format: 'TabSeparatedRaw' });
     expect(await created.text()).toMatch(/min_age_to_force_merge_seconds = 600, min_age_to_force_merge_on_partition_only = 1/);
