@@ -13,7 +13,8 @@
 #      test/cluster/*.cluster-spec.ts: `helm upgrade` to the other tag under a tracking load, no
 #      failed request, every acknowledged event stored;
 #   6. `helm uninstall --wait`: nothing of the release left in its namespace;
-#   7. the test servers stopped and the cluster torn down; down.sh fails if anything is left.
+#   7. the test servers stopped and the cluster torn down; down.sh fails if anything is left. The
+#      logs of every pod the specs ran beside, deleted ones included, stay in $LOG_DIR/pods.
 # Step 7 runs whatever happens (trap). Needs root. A warm run takes several minutes.
 #
 # Usage: scripts/cluster/test.sh
@@ -49,6 +50,7 @@ teardown() {
   trap - EXIT
   log "tearing down"
   [[ -n ${LOAD_BALANCER_PID:-} ]] && kill "$LOAD_BALANCER_PID" 2>/dev/null
+  [[ -n ${POD_LOG_KEEPER_PID:-} ]] && { kill "$POD_LOG_KEEPER_PID" 2>/dev/null; keep_pod_logs; }
   [[ -d $RUN_DIR/infra ]] && { cluster_infra "$REPO_ROOT/scripts/infra/stop.sh" || status=1; }
   "$CLUSTER_SCRIPTS_DIR/down.sh" || status=1
   if ((status == 0)); then log "passed in $((SECONDS - START))s"; else log "FAILED (logs: $LOG_DIR)"; fi
@@ -126,6 +128,20 @@ start_load_balancer() {
   die "the gateway does not answer at $(public_url)/health/ready"
 }
 
+# The kubelet deletes a pod's log with the pod, and a rolling update deletes the old pods: the specs'
+# pod logs are copied into $LOG_DIR/pods every 2 s and at teardown, so that a failure can be read in
+# the log of the pod that answered it, old or new.
+keep_pod_logs() {
+  mkdir -p "$LOG_DIR/pods"
+  cp -r --update "$RUN_DIR/pod-logs/." "$LOG_DIR/pods/" 2>/dev/null || true
+}
+
+start_pod_log_keeper() {
+  rm -rf "$LOG_DIR/pods"
+  while sleep 2; do keep_pod_logs; done &
+  POD_LOG_KEEPER_PID=$!
+}
+
 run_specs() {
   local project=$1
   log "jest: $project"
@@ -176,6 +192,7 @@ main() {
   check_installed
 
   start_load_balancer
+  start_pod_log_keeper
   export GUIDEPOST_E2E_BASE_URL GUIDEPOST_E2E_ADMIN_TOKEN=$admin_token
   GUIDEPOST_E2E_BASE_URL=http://$(gateway_address)
   export GUIDEPOST_CLUSTER_HELM=$HELM GUIDEPOST_CLUSTER_KUBECTL=$KUBE_BIN/kubectl \
