@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -171,10 +172,6 @@ async function startGateway(config: AppConfig): Promise<NestFastifyApplication> 
 
 function serviceUrls(url: string): Record<string, string> {
   return Object.fromEntries(['CONTENT', 'SEGMENT', 'PROFILE', 'INGESTION'].map((name) => [`GUIDEPOST_${name}_SERVICE_URL`, url]));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
 }
 
 async function closedPortUrl(): Promise<string> {

@@ -22,7 +22,7 @@ function upstreamOptions(silenceMs: number): { connect: buildConnector.connector
   return { connect: connectAgain(buildConnector({ timeout: 5_000 })), headersTimeout: silenceMs, bodyTimeout: silenceMs };
 }
 
-/** The waits before each new attempt at a connection that was refused or not established: 1.5 s in all. */
+/** The waits before each new attempt at a connection that was refused: 1.5 s in all. */
 const CONNECT_RETRY_DELAYS_MS = [100, 200, 400, 800];
 /** Quick refusals of a connection attempt (a connection that times out, after 5 s, is not tried again). */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
 import { classifyFailure } from '@guidepost/platform-failures';
-import { ClickHouseEventStore } from '../../events/data-access/clickhouse-event-store.adapter';
+import { ClickHouseEventStore, eventRowOf } from '../../events/data-access/clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from '../../events/data-access/clickhouse-migrations';
 import { analyticsSpecOf } from '../application/analytics-spec';
 import { type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
@@ -19,21 +19,6 @@ const AMPLE: QueryBudget = { maxExecutionSeconds: 30, maxMemoryBytes: 1024 ** 3 
 /** Users of the budget case: grouping by so many distinct ids needs far more than its memory budget. */
 const MANY_USERS = 100_000;
 const quiet = { log: () => undefined };
-
-/** A row of `events` as the release before migration 4 inserted it. */
-function rowOf(accountId: string, event: RecordedEvent): Record<string, unknown> {
-  return {
-    account_id: accountId,
-    event_id: event.eventId,
-    user_id: event.userId,
-    group_id: event.groupId ?? '',
-    name: event.name,
-    timestamp: event.timestamp,
-    attributes: JSON.stringify(event.attributes),
-    context_url: null,
-    received_at: event.receivedAt,
-  };
-}
 
 /**
  * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
@@ -66,7 +51,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       // 1e20 is written as 21 digits, which the JSON reader of inserts and mutations refuses (see UNPARSED_FLOW_ID_SQL).
       { accountId: 'flows', event: event(4, { attributes: { flow_id: 'onboarding', big: 1e20 } }) },
     ];
-    await target.client.insert({ table: 'events', format: 'JSONEachRow', values: storedBefore.map(({ accountId, event: stored }) => rowOf(accountId, stored)) });
+    await target.client.insert({ table: 'events', format: 'JSONEachRow', values: storedBefore.map(eventRowOf) });
     await migrateClickHouse(target.client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
     for (const query of EVENT_STORE_MIGRATIONS[1].statements) await target.client.command({ query });
     const deliveredTwice = [1, 2, 3].map((n) => ({ accountId: 'delivered-twice', event: event(100 + n, { userId: `u${n % 2}` }) }));

@@ -85,7 +85,7 @@ export class ClickHouseEventStore extends EventStore {
     await this.client.insert({
       table: INCOMING_EVENTS_TABLE,
       format: 'JSONEachRow',
-      values: events.map(rowOf),
+      values: events.map(eventRowOf),
       // An import of old events spans many months: one partition each, more than the default 100 per insert.
       clickhouse_settings: { max_partitions_per_insert_block: '0' },
     });
@@ -228,7 +228,7 @@ function selectionOf(query: ExportQuery): Selection {
 }
 
 /** A row of `events`; strings are made well-formed, since one unreadable row would fail the whole insert. */
-function rowOf({ accountId, event }: AccountEvent): Record<string, unknown> {
+export function eventRowOf({ accountId, event }: AccountEvent): Record<string, unknown> {
   return {
     account_id: accountId,
     event_id: wellFormed(event.eventId),
