@@ -88,7 +88,7 @@ export const TrackEventSchema = Type.Object(
         description:
           `Your own id of this event (1 to ${EVENT_ID_MAX_LENGTH} characters, like Segment's \`messageId\` or Amplitude's ` +
           '`insert_id`): an event sent again with the same `event_id`, user and timestamp (a retry) is stored once (the ' +
-          'last one sent is kept), even without an `Idempotency-Key`. Without it, every request records an event of its ' +
+          'first one sent is kept), even without an `Idempotency-Key`. Without it, every request records an event of its ' +
           'own. Like the other text fields it may not hold NUL or a lone UTF-16 surrogate (400 naming `event_id`).',
         examples: ['a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b'],
       }),
