@@ -1,5 +1,8 @@
 import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from '../e2e/support/client';
 import type { DistributedSuite } from '@guidepost/tools-suite';
+// A relative path, not the alias: jest loads global set-up without its module mapping.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { loggedDefects } from '../../tools/suite/src/logged-defects';
 import { releaseTestServers, useTestServers } from '../containers/test-servers';
 import { startSuite } from './support';
 import buildBeforeTheSpecs from './global-setup';
@@ -22,7 +25,13 @@ export default async function globalSetup(): Promise<void> {
   process.stdout.write(`\nDistributed suite up: gateway ${suite.gatewayUrl}; logs beside ${suite.process('gateway').logFile}\n`);
 }
 
+/** Stops the suite, first printing the errors its processes logged (a 500's stack: the answer has none of it). */
 export async function stopStartedSuite(): Promise<void> {
-  await started.suite?.stop();
+  const { suite } = started;
+  if (suite !== undefined) {
+    const defects = await loggedDefects(suite.processNames.map((name) => ({ name, logFile: suite.process(name).logFile })));
+    if (defects !== undefined) process.stdout.write(`\n${defects}\n`);
+  }
+  await suite?.stop();
   await releaseTestServers();
 }

@@ -1,12 +1,20 @@
+// A relative path, not the alias: jest loads global teardown without its module mapping.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { loggedDefects } from '../../tools/suite/src/logged-defects';
 import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from './support/client';
 import { suiteServer } from './global-setup';
 
-/** Stops the server that global-setup started (never one that was handed to the suite). */
+/**
+ * Stops the server that global-setup started (never one that was handed to the suite), first printing
+ * the errors it logged (a 500's stack), which its temporary folder takes away with it.
+ */
 export default async function globalTeardown(): Promise<void> {
   const running = suiteServer.current;
   if (running === undefined) return;
   suiteServer.current = undefined;
   delete process.env[BASE_URL_VARIABLE];
   delete process.env[ADMIN_TOKEN_VARIABLE];
+  const defects = await loggedDefects([{ name: 'standalone', logFile: running.logFile }]);
+  if (defects !== undefined) process.stdout.write(`\n${defects}\n`);
   await running.stop();
 }

@@ -4,3 +4,4 @@ export { describeUnexpectedExit, ServiceProcess, type ProcessExit, type ProcessL
 export { buildLockOf, whileBuildUnchanged } from './build-lock';
 export { freeLoopbackPort } from './loopback-port';
 export { containerLauncher, containerName, removeSuiteContainers } from './container-launcher';
+export { loggedDefects, type ServerLog } from './logged-defects';

@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loggedDefects } from './logged-defects';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'logged-defects-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A log file written as the servers write theirs: pino's JSON lines, errors under `err`. */
+function serverLog(name: string, write: (logger: pino.Logger) => void): { name: string; logFile: string } {
+  const logFile = join(dir, `${name}.log`);
+  const destination = pino.destination({ dest: logFile, sync: true });
+  write(pino(destination));
+  destination.flushSync();
+  return { name, logFile };
+}
+
+function failure(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}\n    at stage (import-staging.service.ts:45:11)\n    at ImportsController.events (imports.controller.ts:36:17)`;
+  return error;
+}
+
+describe('loggedDefects', () => {
+  it('tells each error a server logged, with its process, request and stack', async () => {
+    const ingestion = serverLog('ingestion-0', (logger) => {
+      logger.info({ reqId: 'r-1', statusCode: 202 }, 'request completed');
+      logger.error({ reqId: 'r-2', err: failure('cannot read properties of undefined') }, 'cannot read properties of undefined');
+    });
+    const gateway = serverLog('gateway', (logger) => logger.fatal({ err: failure('out of memory') }, 'out of memory'));
+
+    const report = await loggedDefects([ingestion, gateway]);
+
+    expect(report).toMatch(/^The servers logged 2 unexpected error\(s\):/);
+    expect(report).toContain('[ingestion-0] ');
+    expect(report).toContain('request r-2: Error: cannot read properties of undefined\n        at stage (import-staging.service.ts:45:11)');
+    expect(report).toContain('[gateway] ');
+    expect(report).toContain('Error: out of memory');
+  });
+
+  it('is undefined when nothing went wrong: warnings, 5xx request lines without an error, and text that is not JSON pass', async () => {
+    const quiet = serverLog('content', (logger) => {
+      logger.warn({ err: failure('the event store is unavailable') }, 'answered 503');
+      logger.error({ url: '/health/ready', statusCode: 503 }, 'request completed');
+    });
+    const missing = { name: 'segment', logFile: join(dir, 'never-written.log') };
+
+    expect(await loggedDefects([quiet, missing])).toBeUndefined();
+  });
+
+  it('tells the first ten and how many there were in all', async () => {
+    const noisy = serverLog('profile', (logger) => {
+      for (let index = 1; index <= 12; index += 1) logger.error({ err: failure(`defect ${index}`) }, `defect ${index}`);
+    });
+
+    const report = await loggedDefects([noisy]);
+
+    expect(report).toMatch(/^The servers logged 12 unexpected error\(s\) \(the first 10\):/);
+    expect(report).toContain('Error: defect 10\n');
+    expect(report).not.toContain('Error: defect 11');
+  });
+});
