@@ -8,6 +8,7 @@ import { GatewayProxy, ROUTE_OWNERSHIP } from '@guidepost/gateway';
 import { IngestionModule } from '@guidepost/ingestion';
 import { loadConfig, type ServiceName } from '@guidepost/platform-config';
 import { directRoutesOf } from '@guidepost/platform-http';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { ProfileModule } from '@guidepost/profile';
 import { SegmentModule } from '@guidepost/segment';
 import { StandaloneModule } from './standalone.module';
@@ -95,7 +96,7 @@ describe('route ownership (distributed gateway)', () => {
   beforeAll(async () => {
     for (const name of SERVICES) services.set(name, await startService(name));
     const urls = Object.fromEntries(SERVICES.map((name) => [`GUIDEPOST_${name.toUpperCase()}_SERVICE_URL`, services.get(name)!.url]));
-    new GatewayProxy(loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' })).install(gateway);
+    new GatewayProxy(loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' }), new MetricsRegistry()).install(gateway);
     await gateway.ready();
   });
 

@@ -41,6 +41,13 @@ const overview: DashboardDefinition = {
       ],
     },
     {
+      title: 'Gateway connections refused by a service and tried again, per second',
+      description:
+        'The gateway tries a refused connection to a service again (four times over 1.5 s) before answering 503. A short burst during a rolling update is the routing catching up with the new pods; a steady rate means a service that is down or a service URL that points nowhere.',
+      unit: 'ops',
+      queries: [{ expr: 'sum by (service) (rate(guidepost_gateway_upstream_connect_retries_total[$__rate_interval]))', legend: '{{service}}' }],
+    },
+    {
       title: 'Latency by service (p50, p95, p99)',
       description: 'Request duration quantiles per service. The GuidepostLatencyObjective alert fires when more than 1% of requests take over 1 s.',
       unit: 's',

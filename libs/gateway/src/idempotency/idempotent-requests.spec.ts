@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { type AppConfig, loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
 import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { GatewayHttpHooks } from '../api/gateway-http.hooks';
 import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
 import { ApiKeyLookup, type ActiveApiKey } from '../application/api-key-lookup.port';
@@ -484,7 +485,7 @@ describe('IdempotentRequests, with answers streamed from a service (the distribu
       GUIDEPOST_PROFILE_SERVICE_URL: serviceUrl,
       GUIDEPOST_INGESTION_SERVICE_URL: serviceUrl,
     });
-    app = await startHost(config, store, (fastify) => new GatewayProxy(config).install(fastify));
+    app = await startHost(config, store, (fastify) => new GatewayProxy(config, new MetricsRegistry()).install(fastify));
     base = await app.getUrl();
   });
 

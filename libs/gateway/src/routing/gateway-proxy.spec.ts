@@ -8,6 +8,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AppConfig, loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { GatewayHttpHooks } from '../api/gateway-http.hooks';
 import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
 import { ApiKeyLookup, type ActiveApiKey } from '../application/api-key-lookup.port';
@@ -155,7 +156,7 @@ class GatewayOwnController {
 }
 
 /** The gateway host as the distributed shape runs it: the platform's conventions, the gateway's hooks, the proxy. */
-async function startGateway(config: AppConfig): Promise<NestFastifyApplication> {
+async function startGateway(config: AppConfig, metrics = new MetricsRegistry()): Promise<NestFastifyApplication> {
   @Module({ imports: [PlatformConfigModule.forRoot(config), PlatformHttpModule], controllers: [GatewayOwnController] })
   class GatewayHostModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayHostModule, new FastifyAdapter(fastifyAdapterOptions(config)), {
@@ -165,9 +166,15 @@ async function startGateway(config: AppConfig): Promise<NestFastifyApplication> 
   await configureHttpServer(app, config);
   const fastify = app.getHttpAdapter().getInstance();
   new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT))).install(fastify);
-  new GatewayProxy(config).install(fastify);
+  new GatewayProxy(config, metrics).install(fastify);
   await app.listen(0, '127.0.0.1');
   return app;
+}
+
+/** `guidepost_gateway_upstream_connect_retries_total` by its `service` label. */
+async function connectRetries(metrics: MetricsRegistry): Promise<Map<string, number>> {
+  const metric = await metrics.getSingleMetric('guidepost_gateway_upstream_connect_retries_total')?.get();
+  return new Map((metric?.values ?? []).map((value) => [String(value.labels['service']), value.value]));
 }
 
 function serviceUrls(url: string): Record<string, string> {
@@ -491,7 +498,8 @@ describe('GatewayProxy', () => {
     it('is tried again while it refuses connections for a moment (a route lagging behind a rolling update): the client gets its answer', async () => {
       const lateUrl = await closedPortUrl();
       const late = new FakeService();
-      const lateGateway = await startGateway(loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, ...serviceUrls(serviceUrl), GUIDEPOST_PROFILE_SERVICE_URL: lateUrl }));
+      const metrics = new MetricsRegistry();
+      const lateGateway = await startGateway(loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, ...serviceUrls(serviceUrl), GUIDEPOST_PROFILE_SERVICE_URL: lateUrl }), metrics);
       try {
         const body = Buffer.from('{"user_id":"u1","properties":{"plan":"pro"}}');
         const answering = send(
@@ -505,6 +513,10 @@ describe('GatewayProxy', () => {
         expect(answer.status).toBe(200);
         expect(json(answer)).toMatchObject({ method: 'POST', url: '/v2/accounts/acme/users/u1/profile', bytes: body.length, sha256: sha256(body) });
         expect(late.received).toHaveLength(1);
+        // Counted for the operators, by service: the others (all behind one origin here) tried nothing again.
+        const retries = await connectRetries(metrics);
+        expect(retries.get('profile')).toBeGreaterThanOrEqual(1);
+        expect(retries.get('content,segment,ingestion')).toBe(0);
       } finally {
         await lateGateway.close();
         await late.stop();
@@ -546,13 +558,13 @@ describe('GatewayProxy', () => {
   describe('install', () => {
     it('names every missing service URL', () => {
       const config = loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, GUIDEPOST_CONTENT_SERVICE_URL: serviceUrl });
-      expect(() => new GatewayProxy(config).install(Fastify())).toThrow(
+      expect(() => new GatewayProxy(config, new MetricsRegistry()).install(Fastify())).toThrow(
         'The gateway of the distributed shape routes requests to every service: set GUIDEPOST_SEGMENT_SERVICE_URL, GUIDEPOST_PROFILE_SERVICE_URL, GUIDEPOST_INGESTION_SERVICE_URL',
       );
     });
 
     it('requires the internal token', () => {
-      expect(() => new GatewayProxy(loadConfig(serviceUrls(serviceUrl))).install(Fastify())).toThrow('GUIDEPOST_INTERNAL_TOKEN');
+      expect(() => new GatewayProxy(loadConfig(serviceUrls(serviceUrl)), new MetricsRegistry()).install(Fastify())).toThrow('GUIDEPOST_INTERNAL_TOKEN');
     });
   });
 });

@@ -7,6 +7,7 @@ import { buildConnector } from 'undici';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, settleUnreadBody } from '@guidepost/platform-http';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 
@@ -18,14 +19,16 @@ import { ROUTE_OWNERSHIP } from './route-ownership';
  * for its headers starts only after the body was sent. A frozen service costs a client that long,
  * then a 504, never a hung request.
  */
-function upstreamOptions(silenceMs: number): { connect: buildConnector.connector; headersTimeout: number; bodyTimeout: number } {
-  return { connect: connectAgain(buildConnector({ timeout: 5_000 })), headersTimeout: silenceMs, bodyTimeout: silenceMs };
+function upstreamOptions(silenceMs: number, onRetry: ConnectRetryListener): { connect: buildConnector.connector; headersTimeout: number; bodyTimeout: number } {
+  return { connect: connectAgain(buildConnector({ timeout: 5_000 }), onRetry), headersTimeout: silenceMs, bodyTimeout: silenceMs };
 }
 
 /** The waits before each new attempt at a connection that was refused: 1.5 s in all. */
 const CONNECT_RETRY_DELAYS_MS = [100, 200, 400, 800];
 /** Quick refusals of a connection attempt (a connection that times out, after 5 s, is not tried again). */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Told of each new attempt, with the origin (`host:port`) that refused the last one. */
+type ConnectRetryListener = (origin: string) => void;
 
 /**
  * Tries a refused connection again, before undici has taken the request in hand: nothing reached the
@@ -35,13 +38,14 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']
  * really down costs the client these waits before its 503. Retrying once the request was sent would
  * not be safe (the service may have acted on it), so nothing else is tried again.
  */
-function connectAgain(connect: buildConnector.connector): buildConnector.connector {
+function connectAgain(connect: buildConnector.connector, onRetry: ConnectRetryListener): buildConnector.connector {
   return (options, callback) => {
     const attempt = (failures: number): void =>
       connect(options, (...result) => {
         const [error] = result;
         const wait = CONNECT_RETRY_DELAYS_MS[failures];
         if (error === null || !connectFailed(error) || wait === undefined) return callback(...result);
+        onRetry(options.host ?? `${options.hostname}:${options.port}`);
         setTimeout(() => attempt(failures + 1), wait);
       });
     attempt(0);
@@ -60,18 +64,22 @@ type ServiceUrls = Readonly<Record<ServiceName, string>>;
  */
 @Injectable()
 export class GatewayProxy {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly metrics: MetricsRegistry,
+  ) {}
 
   /** Call on the gateway's Fastify instance before `app.init()`; throws when a service URL or the internal token is missing. */
   install(fastify: FastifyInstance): void {
     const serviceUrls = serviceUrlsOf(this.config);
     const internalToken = internalTokenOf(this.config);
+    const countRetry = connectRetryCounter(this.metrics, serviceUrls);
     void fastify.register(async (proxy) => {
       proxy.removeAllContentTypeParsers();
       proxy.addContentTypeParser('*', (_request, body, done) => done(null, detachedBody(body)));
       // No retries of requests: a method's safety is the service's business, and its answers pass through
       // as they are. Only a connection that was refused is tried again (`connectAgain`).
-      const undici = upstreamOptions(this.config.gatewayUpstreamTimeoutMs);
+      const undici = upstreamOptions(this.config.gatewayUpstreamTimeoutMs, countRetry);
       await proxy.register(replyFrom, { undici, retryMethods: [], disableCache: true, disableRequestLogging: true });
       for (const { prefix, service } of ROUTE_OWNERSHIP) {
         const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
@@ -127,6 +135,29 @@ function upstreamFailure(upstream: Upstream, error: unknown): DomainError {
     return new DomainError('upstream_timeout', detail, { cause: error });
   }
   return new DomainError('unavailable', `the ${upstream.service} service is unavailable`, { cause: error, retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS });
+}
+
+/**
+ * `guidepost_gateway_upstream_connect_retries_total{service}`: connections a service refused and the
+ * gateway tried again. A few during a rolling update are the routing catching up; a steady rate means
+ * a service that is down or a route that points nowhere. Every service starts at 0, so a panel shows a
+ * flat line rather than no data.
+ */
+function connectRetryCounter(metrics: MetricsRegistry, serviceUrls: ServiceUrls): ConnectRetryListener {
+  const counter = metrics.counter({
+    name: 'guidepost_gateway_upstream_connect_retries_total',
+    help: 'Connections to a service that were refused and tried again by the gateway',
+    labelNames: ['service'],
+  });
+  // Services behind one origin (one ingress, say) share its count.
+  const servicesByOrigin = new Map<string, string>();
+  for (const [service, url] of Object.entries(serviceUrls)) {
+    const origin = new URL(url).host;
+    const shared = servicesByOrigin.get(origin);
+    servicesByOrigin.set(origin, shared === undefined ? service : `${shared},${service}`);
+  }
+  for (const service of servicesByOrigin.values()) counter.inc({ service }, 0);
+  return (origin) => counter.inc({ service: servicesByOrigin.get(origin) ?? origin });
 }
 
 function connectFailed(error: Error): boolean {
