@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client';
@@ -50,6 +51,26 @@ describe('classifyFailure', () => {
       expect(classifyFailure(await failureOf(minio.bucketExists('guidepost')))).toBe('transient');
     });
 
+    it('MinIO answering 503 (a drive it cannot write, or starting up), once minio has tried again itself', async () => {
+      // What MinIO sends when it cannot reach enough of its drives: 503, its code in a header and in the XML body.
+      const busy = createHttpServer((_request, response) => {
+        response.writeHead(503, { 'content-type': 'application/xml', 'x-minio-error-code': 'SlowDownWrite' });
+        response.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDownWrite</Code><Message>Resource requested is unwritable, please reduce your request rate</Message></Error>');
+      });
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      const minio = new MinioClient({ endPoint: '127.0.0.1', port: (busy.address() as AddressInfo).port, useSSL: false, accessKey: 'k', secretKey: 'secret-key' });
+      const retried = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        expect(classifyFailure(await failureOf(minio.putObject('guidepost', 'imports/a.ndjson', Buffer.from('{}\n'), 3)))).toBe('transient');
+        expect(classifyFailure(await failureOf(minio.statObject('guidepost', 'imports/a.ndjson')))).toBe('transient');
+        // Its own retry, which is what hides the server's code from us.
+        expect(retried).toHaveBeenCalledWith(expect.stringContaining('Retryable HTTP status: 503'));
+      } finally {
+        retried.mockRestore();
+        await new Promise((resolve) => busy.close(resolve));
+      }
+    });
+
     it('another service refusing connections (fetch)', async () => {
       expect(classifyFailure(await failureOf(fetch(`http://127.0.0.1:${await closedPort()}/`)))).toBe('transient');
     });
@@ -70,6 +91,8 @@ describe('classifyFailure', () => {
     it('MinIO busy or starting (S3 codes) and kafkajs retriable errors', () => {
       expect(classifyFailure(Object.assign(new Error('Please reduce your request rate'), { code: 'SlowDown' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('Server not initialized'), { code: 'XMinioServerNotInitialized' }))).toBe('transient');
+      expect(classifyFailure(Object.assign(new Error('Resource requested is unwritable'), { code: 'SlowDownWrite' }))).toBe('transient');
+      expect(classifyFailure(Object.assign(new Error('The specified bucket does not exist'), { code: 'NoSuchBucket' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('leader moved'), { name: 'KafkaJSProtocolError', retriable: true }))).toBe('transient');
       expect(classifyFailure(new TransientFailure('the process is stopping'))).toBe('transient');
     });

@@ -73,13 +73,26 @@ const POSTGRES_PERMANENT_CLASSES = ['22', '54'];
  */
 const CLICKHOUSE_TRANSIENT_CODES = new Set(['159', '160', '202', '203', '209', '210', '241', '242', '252', '319', '425', '999']);
 
-/** S3 (MinIO) error codes that pass: the server is busy, starting or failing internally. */
+/**
+ * S3 (MinIO) error codes that pass: the server is busy, starting or failing internally, or cannot
+ * reach enough of its drives for now (MinIO says `SlowDownRead`/`SlowDownWrite` since it stopped
+ * saying `XMinioInsufficient*Quorum`, and a MinIO that lost half its drives says its buckets do not
+ * exist). A service's bucket is made at start-up and watched by its readiness probe, so `NoSuchBucket`
+ * is the store failing (or an operator's slip), to be waited out like an outage, never a message's fault.
+ */
 const S3_TRANSIENT_CODES = new Set([
+  'NoSuchBucket',
   'SlowDown',
+  'SlowDownRead',
+  'SlowDownWrite',
   'ServiceUnavailable',
+  'ServerBusy',
+  'TooManyRequests',
   'InternalError',
   'RequestTimeout',
   'XMinioServerNotInitialized',
+  'XMinioIAMNotInitialized',
+  'XMinioBucketMetadataNotInitialized',
   'XMinioStorageFull',
   'XMinioInsufficientReadQuorum',
   'XMinioInsufficientWriteQuorum',
@@ -92,6 +105,14 @@ const S3_TRANSIENT_CODES = new Set([
  */
 const UNREACHABLE_MESSAGE =
   /connection terminated|terminating connection|timeout exceeded when trying to connect|connection (?:is )?not (?:open|established)|not queryable|socket hang up|^timeout error|the database system is (?:starting up|shutting down|in recovery mode)|server closed the connection/i;
+
+/**
+ * minio (the JavaScript client, since 8.0) sends a request again once when the server answers 408,
+ * 429, 499, 500, 502, 503, 504 or 520, and when the second answer is one of those too it throws a plain Error that keeps
+ * only the status: `Request failed after 1 retries: Error: Retryable HTTP status: 503`. Every status it
+ * retries is a server busy, starting or cut off from its drives, so the error is transient.
+ */
+const CLIENT_RETRIES_EXHAUSTED_MESSAGE = /Retryable HTTP status: (?:408|429|499|500|502|503|504|520)\b/;
 
 /** The class of a failure: the first link of its chain that says or shows one decides. */
 export function classifyFailure(error: unknown): FailureClass {
@@ -118,7 +139,7 @@ function classOfLink(link: object): FailureClass | undefined {
     return 'transient';
   }
   const message = typeof fields.message === 'string' ? fields.message : '';
-  return UNREACHABLE_MESSAGE.test(message) ? 'transient' : undefined;
+  return UNREACHABLE_MESSAGE.test(message) || CLIENT_RETRIES_EXHAUSTED_MESSAGE.test(message) ? 'transient' : undefined;
 }
 
 function classOfCode(code: string): FailureClass | undefined {
