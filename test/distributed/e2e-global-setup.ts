@@ -25,7 +25,7 @@ export default async function globalSetup(): Promise<void> {
   process.stdout.write(`\nDistributed suite up: gateway ${suite.gatewayUrl}; logs beside ${suite.process('gateway').logFile}\n`);
 }
 
-/** Stops the suite, first printing the errors its processes logged (a 500's stack: the answer has none of it). */
+/** Stops the suite, first printing the errors and 5xx answers its processes logged (a 500's stack: the answer has none of it). */
 export async function stopStartedSuite(): Promise<void> {
   const { suite } = started;
   if (suite !== undefined) {

@@ -6,7 +6,7 @@ import { suiteServer } from './global-setup';
 
 /**
  * Stops the server that global-setup started (never one that was handed to the suite), first printing
- * the errors it logged (a 500's stack), which its temporary folder takes away with it.
+ * the errors and 5xx answers it logged (a 500's stack), which its temporary folder takes away with it.
  */
 export default async function globalTeardown(): Promise<void> {
   const running = suiteServer.current;

@@ -39,16 +39,27 @@ describe('loggedDefects', () => {
 
     const report = await loggedDefects([ingestion, gateway]);
 
-    expect(report).toMatch(/^The servers logged 2 unexpected error\(s\):/);
+    expect(report).toMatch(/^The servers logged 2 error\(s\) or 5xx answer\(s\):/);
     expect(report).toContain('[ingestion-0] ');
     expect(report).toContain('request r-2: Error: cannot read properties of undefined\n        at stage (import-staging.service.ts:45:11)');
     expect(report).toContain('[gateway] ');
     expect(report).toContain('Error: out of memory');
   });
 
-  it('is undefined when nothing went wrong: warnings, 5xx request lines without an error, and text that is not JSON pass', async () => {
+  it('tells the reason of a 5xx other than 500, as the server logs it: a warning of one line', async () => {
+    const ingestion = serverLog('ingestion-0', (logger) =>
+      logger.warn({ reqId: 'r-3' }, 'POST /v2/accounts/a1/import/events answered 503: Request failed after 1 retries: Error: Retryable HTTP status: 503'),
+    );
+
+    expect(await loggedDefects([ingestion])).toMatch(
+      /^The servers logged 1 error\(s\) or 5xx answer\(s\):\n\[ingestion-0\] \S+ request r-3: POST \/v2\/accounts\/a1\/import\/events answered 503: Request failed after 1 retries/,
+    );
+  });
+
+  it('is undefined when nothing went wrong: other warnings, readiness probes answering 503, request lines and text that is not JSON pass', async () => {
     const quiet = serverLog('content', (logger) => {
-      logger.warn({ err: failure('the event store is unavailable') }, 'answered 503');
+      logger.warn({ err: failure('the event store is unavailable') }, 'consumer waiting for the event store');
+      logger.warn('GET /health/ready answered 503: not ready: bus (consumer group of guidepost.mail)');
       logger.error({ url: '/health/ready', statusCode: 503 }, 'request completed');
     });
     const missing = { name: 'segment', logFile: join(dir, 'never-written.log') };
@@ -63,7 +74,7 @@ describe('loggedDefects', () => {
 
     const report = await loggedDefects([noisy]);
 
-    expect(report).toMatch(/^The servers logged 12 unexpected error\(s\) \(the first 10\):/);
+    expect(report).toMatch(/^The servers logged 12 error\(s\) or 5xx answer\(s\) \(the first 10\):/);
     expect(report).toContain('Error: defect 10\n');
     expect(report).not.toContain('Error: defect 11');
   });
