@@ -4,4 +4,3 @@ export { describeUnexpectedExit, ServiceProcess, type ProcessExit, type ProcessL
 export { buildLockOf, whileBuildUnchanged } from './build-lock';
 export { freeLoopbackPort } from './loopback-port';
 export { containerLauncher, containerName, removeSuiteContainers } from './container-launcher';
-export { loggedDefects, type ServerLog } from './logged-defects';
