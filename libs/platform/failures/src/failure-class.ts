@@ -108,9 +108,9 @@ const UNREACHABLE_MESSAGE =
 
 /**
  * minio (the JavaScript client, since 8.0) sends a request again once when the server answers 408,
- * 429, 499, 500, 502, 503, 504 or 520, and when the second answer is one of those too it throws a plain Error that keeps
- * only the status: `Request failed after 1 retries: Error: Retryable HTTP status: 503`. Every status it
- * retries is a server busy, starting or cut off from its drives, so the error is transient.
+ * 429, 499, 500, 502, 503, 504 or 520; when the second answer is one of those too, it throws a plain
+ * Error that keeps only the status: `Request failed after 1 retries: Error: Retryable HTTP status: 503`.
+ * Every status it retries is a server busy, starting or cut off from its drives: transient.
  */
 const CLIENT_RETRIES_EXHAUSTED_MESSAGE = /Retryable HTTP status: (?:408|429|499|500|502|503|504|520)\b/;
 
