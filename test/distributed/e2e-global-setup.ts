@@ -2,7 +2,7 @@ import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from '../e2e/support/client';
 import type { DistributedSuite } from '@guidepost/tools-suite';
 // A relative path, not the alias: jest loads global set-up without its module mapping.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { loggedDefects } from '../../tools/suite/src/logged-defects';
+import { printLoggedFailures } from '../../tools/suite/src/logged-failures';
 import { releaseTestServers, useTestServers } from '../containers/test-servers';
 import { startSuite } from './support';
 import buildBeforeTheSpecs from './global-setup';
@@ -29,9 +29,8 @@ export default async function globalSetup(): Promise<void> {
 export async function stopStartedSuite(): Promise<void> {
   const { suite } = started;
   if (suite !== undefined) {
-    const defects = await loggedDefects(suite.processNames.map((name) => ({ name, logFile: suite.process(name).logFile })));
-    if (defects !== undefined) process.stdout.write(`\n${defects}\n`);
+    await printLoggedFailures(suite.processNames.map((name) => ({ name, logFile: suite.process(name).logFile })));
+    await suite.stop();
   }
-  await suite?.stop();
   await releaseTestServers();
 }

@@ -1,6 +1,6 @@
 // A relative path, not the alias: jest loads global teardown without its module mapping.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { loggedDefects } from '../../tools/suite/src/logged-defects';
+import { printLoggedFailures } from '../../tools/suite/src/logged-failures';
 import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from './support/client';
 import { suiteServer } from './global-setup';
 
@@ -14,7 +14,6 @@ export default async function globalTeardown(): Promise<void> {
   suiteServer.current = undefined;
   delete process.env[BASE_URL_VARIABLE];
   delete process.env[ADMIN_TOKEN_VARIABLE];
-  const defects = await loggedDefects([{ name: 'standalone', logFile: running.logFile }]);
-  if (defects !== undefined) process.stdout.write(`\n${defects}\n`);
+  await printLoggedFailures([{ name: 'standalone', logFile: running.logFile }]);
   await running.stop();
 }

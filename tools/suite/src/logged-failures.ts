@@ -22,7 +22,7 @@ export interface ServerLog {
  * one prints this before its servers stop, so a 5xx found on a CI machine, whose logs are gone with it,
  * comes with its cause. Undefined when there was none.
  */
-export async function loggedDefects(logs: readonly ServerLog[]): Promise<string | undefined> {
+export async function loggedFailures(logs: readonly ServerLog[]): Promise<string | undefined> {
   const failures: string[] = [];
   let total = 0;
   for (const { name, logFile } of logs) {
@@ -73,4 +73,10 @@ function serverErrorAnswerOf(entry: LogEntry): string | undefined {
   if (typeof entry.msg !== 'string') return undefined;
   const answer = SERVER_ERROR_ANSWER.exec(entry.msg);
   return answer === null || PROBE_PATH.test(answer[1]) ? undefined : entry.msg;
+}
+
+/** Writes `loggedFailures` to standard output (where a CI run keeps it), when there is anything to tell. */
+export async function printLoggedFailures(logs: readonly ServerLog[]): Promise<void> {
+  const report = await loggedFailures(logs);
+  if (report !== undefined) process.stdout.write(`\n${report}\n`);
 }

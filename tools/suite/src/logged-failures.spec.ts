@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { loggedDefects } from './logged-defects';
+import { loggedFailures } from './logged-failures';
 
 let dir: string;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'logged-defects-'));
+  dir = await mkdtemp(join(tmpdir(), 'logged-failures-'));
 });
 
 afterEach(async () => {
@@ -29,7 +29,7 @@ function failure(message: string): Error {
   return error;
 }
 
-describe('loggedDefects', () => {
+describe('loggedFailures', () => {
   it('tells each error a server logged, with its process, request and stack', async () => {
     const ingestion = serverLog('ingestion-0', (logger) => {
       logger.info({ reqId: 'r-1', statusCode: 202 }, 'request completed');
@@ -37,7 +37,7 @@ describe('loggedDefects', () => {
     });
     const gateway = serverLog('gateway', (logger) => logger.fatal({ err: failure('out of memory') }, 'out of memory'));
 
-    const report = await loggedDefects([ingestion, gateway]);
+    const report = await loggedFailures([ingestion, gateway]);
 
     expect(report).toMatch(/^The servers logged 2 error\(s\) or 5xx answer\(s\):/);
     expect(report).toContain('[ingestion-0] ');
@@ -51,7 +51,7 @@ describe('loggedDefects', () => {
       logger.warn({ reqId: 'r-3' }, 'POST /v2/accounts/a1/import/events answered 503: Request failed after 1 retries: Error: Retryable HTTP status: 503'),
     );
 
-    expect(await loggedDefects([ingestion])).toMatch(
+    expect(await loggedFailures([ingestion])).toMatch(
       /^The servers logged 1 error\(s\) or 5xx answer\(s\):\n\[ingestion-0\] \S+ request r-3: POST \/v2\/accounts\/a1\/import\/events answered 503: Request failed after 1 retries/,
     );
   });
@@ -64,7 +64,7 @@ describe('loggedDefects', () => {
     });
     const missing = { name: 'segment', logFile: join(dir, 'never-written.log') };
 
-    expect(await loggedDefects([quiet, missing])).toBeUndefined();
+    expect(await loggedFailures([quiet, missing])).toBeUndefined();
   });
 
   it('tells the first ten and how many there were in all', async () => {
@@ -72,7 +72,7 @@ describe('loggedDefects', () => {
       for (let index = 1; index <= 12; index += 1) logger.error({ err: failure(`defect ${index}`) }, `defect ${index}`);
     });
 
-    const report = await loggedDefects([noisy]);
+    const report = await loggedFailures([noisy]);
 
     expect(report).toMatch(/^The servers logged 12 error\(s\) or 5xx answer\(s\) \(the first 10\):/);
     expect(report).toContain('Error: defect 10\n');
