@@ -17,6 +17,7 @@ export {
   AbandonJobRequestSchema,
   type CreateJobRequest,
   CreateJobRequestSchema,
+  AUTHENTICATED_ACCOUNT_HEADER,
   INTERNAL_TOKEN_HEADER,
   type ProfileLookupRequest,
   ProfileLookupRequestSchema,

@@ -2,6 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PublicApiGate } from '../application/public-api-gate';
 import { IdempotentRequests } from '../idempotency/idempotent-requests';
+import { recordAuthenticatedAccount } from './authenticated-account';
 
 /**
  * Installs the gateway's checks as a Fastify `onRequest` hook: it runs before any body is read and for
@@ -20,7 +21,7 @@ export class GatewayHttpHooks {
 
   install(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
-      await this.gate.admit(
+      const accountId = await this.gate.admit(
         {
           url: request.url,
           routePattern: request.routeOptions.url,
@@ -29,6 +30,7 @@ export class GatewayHttpHooks {
         },
         (name, value) => void reply.header(name, value),
       );
+      if (accountId !== undefined) recordAuthenticatedAccount(request, accountId);
     });
     this.idempotency?.install(fastify);
   }

@@ -55,8 +55,8 @@ describe('PublicApiGate', () => {
     return error;
   }
 
-  it('admits a valid key on its own account and announces the remaining budget', async () => {
-    await admit();
+  it('admits a valid key on its own account, answering that account, and announces the remaining budget', async () => {
+    await expect(admit()).resolves.toBe('acme');
     expect(headers).toEqual({
       'RateLimit-Limit': '2',
       'RateLimit-Remaining': '1',
@@ -68,7 +68,7 @@ describe('PublicApiGate', () => {
   });
 
   it('does not check requests outside the public API', async () => {
-    await admit({ url: '/admin/v1/accounts', routePattern: '/admin/v1/accounts', accountParam: undefined, authorization: undefined });
+    await expect(admit({ url: '/admin/v1/accounts', routePattern: '/admin/v1/accounts', accountParam: undefined, authorization: undefined })).resolves.toBeUndefined();
     expect(headers).toEqual({});
   });
 
@@ -104,7 +104,7 @@ describe('PublicApiGate', () => {
     expect(error.retryAfterSeconds).toBe(1);
     expect(headers).toMatchObject({ 'RateLimit-Remaining': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1' });
     now += 1000;
-    await expect(admit()).resolves.toBeUndefined();
+    await expect(admit()).resolves.toBe('acme');
   });
 
   it('caches found keys for a while, then looks them up again', async () => {

@@ -26,10 +26,13 @@ export class PublicApiGate {
     private readonly rateLimiter: RateLimiter,
   ) {}
 
-  /** Resolves when the request may proceed; otherwise throws the `DomainError` to answer with. */
-  async admit(request: GateRequest, setHeader: SetHeader): Promise<void> {
+  /**
+   * Resolves when the request may proceed, with the account whose key was checked (undefined outside
+   * the public API); otherwise throws the `DomainError` to answer with.
+   */
+  async admit(request: GateRequest, setHeader: SetHeader): Promise<string | undefined> {
     const target = publicApiTarget(request);
-    if (!target.guarded) return;
+    if (!target.guarded) return undefined;
 
     const apiKey = await this.authenticate(request.authorization, setHeader);
     const budget = await this.rateLimiter.take(apiKey.accountId);
@@ -44,6 +47,7 @@ export class PublicApiGate {
     if (target.accountId !== undefined && target.accountId !== apiKey.accountId) {
       throw new DomainError('forbidden', `The API key does not grant access to account '${target.accountId}'`);
     }
+    return apiKey.accountId;
   }
 
   private async authenticate(authorization: string | undefined, setHeader: SetHeader): Promise<ActiveApiKey> {

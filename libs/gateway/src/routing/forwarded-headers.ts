@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { INTERNAL_TOKEN_HEADER } from '@guidepost/contracts-http';
+import { AUTHENTICATED_ACCOUNT_HEADER, INTERNAL_TOKEN_HEADER } from '@guidepost/contracts-http';
 import { REQUEST_ID_HEADER } from '@guidepost/platform-http';
 
 /**
@@ -22,18 +22,23 @@ export interface ForwardedRequest {
   readonly hasBody: boolean;
   /** Admin routes keep `Authorization`: the content service checks the admin token itself. */
   readonly keepsAuthorization: boolean;
+  /** On the public API, the statement of the account whose key the gateway checked (`AccountStatements`). */
+  readonly accountStatement: string | undefined;
 }
 
 /**
  * The headers a service receives: the client's, minus hop-by-hop ones and (on the public API, whose
- * credentials the gateway has checked) `Authorization`, plus the internal token, the request id and
- * the `X-Forwarded-*` trio.
+ * credentials the gateway has checked) `Authorization`, plus the internal token, the authenticated
+ * account, the request id and the `X-Forwarded-*` trio. Whatever the client sent in the gateway's own
+ * headers is replaced or dropped.
  */
 export function headersToService(headers: IncomingHttpHeaders, request: ForwardedRequest, internalToken: string): IncomingHttpHeaders {
   const forwarded = withoutHopByHop(headers);
   if (!request.keepsAuthorization) delete forwarded.authorization;
   if (!request.hasBody) delete forwarded['content-length'];
   forwarded[INTERNAL_TOKEN_HEADER] = internalToken;
+  if (request.accountStatement === undefined) delete forwarded[AUTHENTICATED_ACCOUNT_HEADER];
+  else forwarded[AUTHENTICATED_ACCOUNT_HEADER] = request.accountStatement;
   forwarded[REQUEST_ID_HEADER] = request.id;
   forwarded['x-forwarded-for'] = [headers['x-forwarded-for'], request.peerAddress].filter((part) => part !== undefined).join(', ');
   forwarded['x-forwarded-proto'] = request.protocol;

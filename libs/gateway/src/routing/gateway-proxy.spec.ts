@@ -7,7 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AppConfig, loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
-import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
+import { AccountStatements, configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '@guidepost/platform-http';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { GatewayHttpHooks } from '../api/gateway-http.hooks';
 import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
@@ -241,6 +241,30 @@ describe('GatewayProxy', () => {
       });
     });
 
+    it('states the account whose key it checked, replacing any statement the client made', async () => {
+      const forged = new AccountStatements(TOKEN).state('busy');
+      await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme'), 'x-guidepost-authenticated-account': forged } });
+      expect(new AccountStatements(TOKEN).statedAccount(service.received[0].headers)).toBe('acme');
+    });
+
+    it('states no account on the admin API, and passes on no statement a client made there', async () => {
+      const forged = new AccountStatements(TOKEN).state('acme');
+      await send(base, { path: '/admin/v1/accounts/acme/flows', headers: { authorization: 'Bearer admin', 'x-guidepost-authenticated-account': forged } });
+      expect(service.received[0].headers).not.toHaveProperty('x-guidepost-authenticated-account');
+    });
+
+    it.each([
+      ['an encoded slash and backslash inside a segment', '/v2/accounts/acme/users/a%2Fb%5Cc/profile', '/v2/accounts/acme/users/a%2Fb%5Cc/profile'],
+      ['characters left raw that a URL parser would encode', "/v2/accounts/acme/users/a|b{c}'d/profile", '/v2/accounts/acme/users/a%7Cb%7Bc%7D\'d/profile'],
+      ['escapes of characters that need none', '/v2/accounts/%61cme/flows/%66%6c%6F%77', '/v2/accounts/acme/flows/flow'],
+      ['a semicolon, which is no delimiter', '/v2/accounts/acme/flows/f;jsessionid=1', '/v2/accounts/acme/flows/f%3Bjsessionid%3D1'],
+      ['dots inside a segment', '/v2/accounts/acme/flows/v1.2.3', '/v2/accounts/acme/flows/v1.2.3'],
+    ])('forwards a path rebuilt from its decoded segments: %s', async (_case, path, forwarded) => {
+      const answer = await send(base, { path: `${path}?q=a%2F..%5C`, headers: { authorization: basic('acme') } });
+      expect(answer.status).toBe(200);
+      expect(service.received[0].url).toBe(`${forwarded}?q=a%2F..%5C`);
+    });
+
     it('strips the client credentials of the public API, whose keys the gateway has checked', async () => {
       await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme') } });
       expect(service.received[0].headers.authorization).toBeUndefined();
@@ -468,10 +492,30 @@ describe('GatewayProxy', () => {
       expect(service.received).toHaveLength(0);
     });
 
-    it("refuses a path with '..' segments instead of sending it on", async () => {
+    it.each([
+      ['backslashes climbing to another account', '/v2/accounts/acme/segments/x\\..\\..\\..\\busy\\segments', 'backslash'],
+      ['a backslash that reaches the internal API', '/v2/accounts/acme/flows\\..\\..\\..\\..\\internal\\v1\\accounts\\busy\\jobs', 'backslash'],
+      ['dot segments', '/v2/accounts/acme/flows/../../busy/flows', 'dot segment'],
+      ['encoded dot segments', '/v2/accounts/acme/flows/%2e%2E/%2E./busy/flows', 'dot segment'],
+      ['a single dot segment', '/v2/accounts/acme/./flows', 'dot segment'],
+      ['an overlong UTF-8 dot', '/v2/accounts/acme/flows/%C0%AE%C0%AE/%C0%AE%C0%AE/busy/flows', 'UTF-8'],
+      ['a doubled slash', '/v2/accounts/acme//flows', 'empty'],
+      ['a slash at the end', '/v2/accounts/acme/flows/', 'empty'],
+      ['a raw fragment', '/v2/accounts/acme/flows#/../../busy', "'#'"],
+    ])('refuses a path spelled with %s, before authentication, sending nothing on', async (_case, path, reason) => {
+      for (const authorization of [basic('acme'), undefined]) {
+        const answer = await send(base, { path, headers: authorization === undefined ? {} : { authorization } });
+        expect(answer.status).toBe(400);
+        expect(answer.headers['content-type']).toMatch(/^application\/json/);
+        expect(json(answer).detail).toMatch(new RegExp(`^path: .*${reason}`));
+      }
+      expect(service.received).toHaveLength(0);
+    });
+
+    it("refuses a segment that decodes to a path with '..' instead of sending it on", async () => {
       const answer = await send(base, { path: '/v2/accounts/acme/flows/..%2F..%2F..%2Finternal', headers: { authorization: basic('acme') } });
       expect(answer.status).toBe(400);
-      expect(json(answer).detail).toBe("path: '/v2/accounts/acme/flows/..%2F..%2F..%2Finternal' has '..' segments, which cannot be forwarded");
+      expect(json(answer).detail).toBe("path: a segment holds '/..' once decoded, which cannot be forwarded");
       expect(service.received).toHaveLength(0);
     });
   });

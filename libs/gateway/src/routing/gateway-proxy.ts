@@ -6,8 +6,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildConnector } from 'undici';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, settleUnreadBody } from '@guidepost/platform-http';
+import { AccountStatements, canonicalPathOf, DEPENDENCY_RETRY_AFTER_SECONDS, readPath, settleUnreadBody } from '@guidepost/platform-http';
 import { MetricsRegistry } from '@guidepost/platform-observability';
+import { authenticatedAccountOf } from '../api/authenticated-account';
 import { headersToClient, headersToService } from './forwarded-headers';
 import { ROUTE_OWNERSHIP } from './route-ownership';
 
@@ -73,6 +74,7 @@ export class GatewayProxy {
   install(fastify: FastifyInstance): void {
     const serviceUrls = serviceUrlsOf(this.config);
     const internalToken = internalTokenOf(this.config);
+    const statements = new AccountStatements(internalToken);
     const countRetry = connectRetryCounter(this.metrics, serviceUrls);
     void fastify.register(async (proxy) => {
       proxy.removeAllContentTypeParsers();
@@ -83,7 +85,7 @@ export class GatewayProxy {
       await proxy.register(replyFrom, { undici, retryMethods: [], disableCache: true, disableRequestLogging: true });
       for (const { prefix, service } of ROUTE_OWNERSHIP) {
         const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-          forwardTo({ service, url: serviceUrls[service], timeoutMs: this.config.gatewayUpstreamTimeoutMs }, internalToken, request, reply);
+          forwardTo({ service, url: serviceUrls[service], timeoutMs: this.config.gatewayUpstreamTimeoutMs }, { internalToken, statements }, request, reply);
         proxy.all(prefix, forward);
         proxy.all(`${prefix}/*`, forward);
       }
@@ -97,9 +99,15 @@ interface Upstream {
   readonly timeoutMs: number;
 }
 
-function forwardTo(upstream: Upstream, internalToken: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // The path only: reply-from appends the query string exactly as the client sent it.
-  const path = request.url.split('?', 1)[0];
+/** What the gateway presents to a service: the internal token, and a statement of the account it authenticated. */
+interface Credentials {
+  readonly internalToken: string;
+  readonly statements: AccountStatements;
+}
+
+function forwardTo(upstream: Upstream, credentials: Credentials, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = forwardedPath(request);
+  const accountId = authenticatedAccountOf(request);
   const forwarded = {
     id: request.id,
     peerAddress: request.socket.remoteAddress,
@@ -107,10 +115,12 @@ function forwardTo(upstream: Upstream, internalToken: string, request: FastifyRe
     host: request.host,
     hasBody: request.body !== undefined,
     keepsAuthorization: path.startsWith('/admin/'),
+    accountStatement: accountId === undefined ? undefined : credentials.statements.state(accountId),
   };
   try {
+    // reply-from appends the query string exactly as the client sent it.
     return reply.from(`${upstream.url}${path}`, {
-      rewriteRequestHeaders: (_request, headers) => headersToService(headers, forwarded, internalToken),
+      rewriteRequestHeaders: (_request, headers) => headersToService(headers, forwarded, credentials.internalToken),
       rewriteHeaders: (headers) => headersToClient(headers),
       // A service answers before the end of a body only to refuse it (a 413 past its limit): undici then
       // stops sending, and reply-from answers `Connection: close`, cutting off a client still uploading
@@ -122,10 +132,30 @@ function forwardTo(upstream: Upstream, internalToken: string, request: FastifyRe
       onError: (failed, { error }) => void failed.send(upstreamFailure(upstream, error)),
     });
   } catch (error) {
-    // reply-from refuses '..' segments (400) rather than let a path climb out of the service's base URL.
+    // reply-from refuses a path whose decoded form holds '/..' (an id with '/..' in it, say) rather than let it climb out of the service's base URL.
     if (statusCodeOf(error) !== 400) throw error;
-    throw new DomainError('invalid_request', `path: '${path}' has '..' segments, which cannot be forwarded`, { cause: error });
+    throw new DomainError('invalid_request', `path: a segment holds '/..' once decoded, which cannot be forwarded`, { cause: error });
   }
+}
+
+/**
+ * The path a service receives: rebuilt from the segments the gateway's router matched and the gateway
+ * authorized, each percent-encoded in one canonical way, never the client's spelling. Every host has
+ * already refused a spelling that parsers could read differently (`readPath`); the check that each
+ * parameter of the matched route is the segment it came from keeps that promise should a router
+ * and `readPath` ever part ways.
+ */
+function forwardedPath(request: FastifyRequest): string {
+  const reading = readPath(request.url.split('?', 1)[0]);
+  if (reading.problem !== undefined) throw new DomainError('invalid_request', reading.problem);
+  const params = request.params as Record<string, unknown>;
+  const pattern = (request.routeOptions.url ?? '').split('/').slice(1);
+  for (const [index, part] of pattern.entries()) {
+    if (part.startsWith(':') && params[part.slice(1)] !== reading.segments[index]) {
+      throw new DomainError('invalid_request', `path: segment ${index + 1} is read in two ways; percent-encode its special characters`);
+    }
+  }
+  return canonicalPathOf(reading.segments);
 }
 
 /** A service that did not answer in time is a 504; one that cannot be reached (or broke off) a 503. */

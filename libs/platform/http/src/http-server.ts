@@ -12,6 +12,7 @@ import { payloadTooLarge } from './errors/size-limit';
 import { limitBytes } from './body/byte-limit';
 import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-checks';
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
+import { readPath } from './routing/canonical-path';
 import { RouteTable } from './routing/route-table';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -108,6 +109,8 @@ export function configureHttpServer(app: NestFastifyApplication, config: AppConf
     const sent = describeSentMediaType(mediaTypeOf(request.headers['content-type']));
     done(new DomainError('unsupported_media_type', unsupportedMediaTypeDetail(sent)), undefined);
   });
+  // The first `onRequest` hook of every host: a path two parsers could read differently never gets further.
+  fastify.addHook('onRequest', refuseAmbiguousPath);
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // After every `onRequest` hook (authentication first), before any body is read.
@@ -173,6 +176,16 @@ function jsonSyntaxProblem(text: string): string {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/**
+ * A 400 for a path spelled so that the gateway's router and the URL parser of the proxy behind it
+ * could read it as two paths (see `readPath`), before authentication and routing act on it: the path
+ * a key was checked against is then the only path a request can reach, in every shape.
+ */
+function refuseAmbiguousPath(request: FastifyRequest, _reply: FastifyReply, done: (error?: DomainError) => void): void {
+  const { problem } = readPath(request.url.split('?', 1)[0]);
+  done(problem === undefined ? undefined : new DomainError('invalid_request', problem));
 }
 
 /**

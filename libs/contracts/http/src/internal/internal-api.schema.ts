@@ -7,6 +7,13 @@ import { JobName } from './job-registry.port';
  */
 export const INTERNAL_TOKEN_HEADER = 'x-guidepost-internal-token';
 
+/**
+ * The header through which the gateway states, on each public request it forwards, the account whose
+ * API key it checked: `<account id, percent-encoded>.<proof>`, the proof an HMAC of the account id keyed
+ * with the internal token. A service serves a public route only for the account stated there.
+ */
+export const AUTHENTICATED_ACCOUNT_HEADER = 'x-guidepost-authenticated-account';
+
 /** `POST /internal/v1/accounts/{account_id}/jobs` (ingestion): creates a job, answers 201 `CreatedJob`. */
 export function internalJobsPath(accountId: string): string {
   return `/internal/v1/accounts/${encodeURIComponent(accountId)}/jobs`;

@@ -1,20 +1,31 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppConfig } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
+import { AccountStatements } from './account-statement';
 import { INTERNAL_CREDENTIAL_REQUIRED, InternalCredential } from './internal-credential';
 
 /** Polled by the orchestrator and Prometheus, which hold no token; they reveal nothing about accounts. */
 const PROBE_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/** The public routes of one account: served only for the account the gateway authenticated. */
+const ACCOUNT_ROUTE = '/v2/accounts/:account_id';
 
 /**
  * Makes a service of the distributed shape answer only the gateway and the other services: a Fastify
  * `onRequest` hook (before any body is read, for unknown routes too) refuses with 401 every request
  * without the internal token, except the probes. The gateway authenticates the public API, so a
  * service behind it must not be usable by going around it. A host calls `install` before `app.init()`.
+ *
+ * On a public route of an account, the service also checks that the account in the path it matched is
+ * the one the gateway states it authenticated (`AccountStatements`), and refuses any other with 403
+ * and a log line: should a spelling of a path ever lead the gateway's routing astray, the request
+ * fails here instead of reaching another account's data.
  */
 @Injectable()
 export class InternalCallerHooks {
+  private readonly logger = new Logger('Tenancy');
+
   constructor(private readonly config: AppConfig) {}
 
   install(fastify: FastifyInstance): void {
@@ -22,10 +33,21 @@ export class InternalCallerHooks {
       throw new Error('GUIDEPOST_INTERNAL_TOKEN is required: a service of the distributed shape answers only callers that present it');
     }
     const credential = new InternalCredential(this.config.internalToken);
+    const statements = new AccountStatements(this.config.internalToken);
     fastify.addHook('onRequest', (request, _reply, done) => {
-      const admitted = isProbe(request) || credential.isPresentedBy(request.headers);
-      done(admitted ? undefined : new DomainError('unauthenticated', INTERNAL_CREDENTIAL_REQUIRED));
+      if (!isProbe(request) && !credential.isPresentedBy(request.headers)) return done(new DomainError('unauthenticated', INTERNAL_CREDENTIAL_REQUIRED));
+      done(this.accountMismatch(request, statements));
     });
+  }
+
+  private accountMismatch(request: FastifyRequest, statements: AccountStatements): DomainError | undefined {
+    if (!(request.routeOptions.url ?? '').startsWith(ACCOUNT_ROUTE)) return undefined;
+    const served = (request.params as Record<string, unknown>)['account_id'];
+    const stated = statements.statedAccount(request.headers);
+    if (stated !== undefined && stated === served) return undefined;
+    const authenticated = stated === undefined ? 'the gateway stated no authenticated account' : `the gateway authenticated account ${JSON.stringify(stated)}`;
+    this.logger.warn(`refused ${request.method} ${request.routeOptions.url} (request ${request.id}) for account ${JSON.stringify(served)}: ${authenticated}`);
+    return new DomainError('forbidden', `The API key does not grant access to account '${String(served)}'`);
   }
 }
 

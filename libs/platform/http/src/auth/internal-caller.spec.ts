@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Module, Post, UseGuards } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type AppConfig, loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
-import { configureHttpServer, fastifyAdapterOptions, InternalCallerGuard, InternalCallerHooks, PlatformHttpModule } from '../index';
+import { AccountStatements, configureHttpServer, fastifyAdapterOptions, InternalCallerGuard, InternalCallerHooks, PlatformHttpModule } from '../index';
 
 const TOKEN = 'internal-token-for-tests-0123456789abcdef';
 const REQUIRED = 'x-guidepost-internal-token: an internal credential is required; this service answers only the gateway and the other Guidepost services';
@@ -76,9 +76,37 @@ describe('internal callers', () => {
       }
     });
 
-    it('lets the token holder through', async () => {
-      const response = await app.inject({ url: '/v2/accounts/acme/flows', headers: { 'x-guidepost-internal-token': TOKEN } });
+    it("lets the token holder through to an account's routes when it states that account", async () => {
+      const headers = { 'x-guidepost-internal-token': TOKEN, 'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state('acme') };
+      const response = await app.inject({ url: '/v2/accounts/acme/flows', headers });
       expect(response.statusCode).toBe(200);
+    });
+
+    it('states accounts of any spelling, and reads back only what it stated', () => {
+      const statements = new AccountStatements(TOKEN);
+      for (const accountId of ['acme', 'a.b.c', 'a/b', 'ünï cödé', '%2e%2e', 'x.'.repeat(100)]) {
+        expect(statements.statedAccount({ 'x-guidepost-authenticated-account': statements.state(accountId) })).toBe(accountId);
+      }
+    });
+
+    it.each([
+      ['no statement', undefined],
+      ['a statement of another account', new AccountStatements(TOKEN).state('globex')],
+      ['a statement forged without the token', new AccountStatements('a-guess-at-the-token').state('acme')],
+      ['a statement without its proof', 'acme'],
+      ['a proof moved onto another account', new AccountStatements(TOKEN).state('globex').replace(/^globex/, 'acme')],
+      ['two statements', [new AccountStatements(TOKEN).state('acme'), new AccountStatements(TOKEN).state('acme')]],
+    ])("answers 403 to the token holder on an account's routes with %s, known routes or not", async (_case, statement) => {
+      const headers: Record<string, string | string[]> = { 'x-guidepost-internal-token': TOKEN };
+      if (statement !== undefined) headers['x-guidepost-authenticated-account'] = statement;
+      const response = await app.inject({ url: '/v2/accounts/acme/flows', headers });
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toMatchObject({ status: 403, detail: "The API key does not grant access to account 'acme'" });
+    });
+
+    it('needs no statement on the internal API, whose callers are the services themselves', async () => {
+      const response = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs', headers: { 'x-guidepost-internal-token': TOKEN } });
+      expect(response.statusCode).toBe(201);
     });
 
     it('leaves the probes open to the orchestrator and Prometheus', async () => {
