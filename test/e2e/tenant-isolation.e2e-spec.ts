@@ -21,20 +21,22 @@ interface RawAnswer {
 }
 
 /** Sends `path` byte for byte with the account's key, once more after each 429 (the attacker's key has the usual budget). */
-async function sendRaw(account: TestAccount, method: string, path: string): Promise<RawAnswer> {
+async function sendRaw(account: TestAccount, method: string, path: string, json?: unknown): Promise<RawAnswer> {
   for (;;) {
-    const answer = await sendOnce(account, method, path);
+    const answer = await sendOnce(account, method, path, json);
     if (answer.status !== 429) return answer;
     await delay(Number(answer.retryAfter ?? '1') * 1000);
   }
 }
 
-function sendOnce(account: TestAccount, method: string, path: string): Promise<RawAnswer> {
+function sendOnce(account: TestAccount, method: string, path: string, json: unknown): Promise<RawAnswer> {
   const base = new URL(server().baseUrl);
   const send = base.protocol === 'https:' ? httpsRequest : httpRequest;
+  const headers: Record<string, string> = { authorization: basicAuthorization(account.key, account.secret) };
+  if (json !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
     const outgoing = send(
-      { hostname: base.hostname, port: base.port, method, path, headers: { authorization: basicAuthorization(account.key, account.secret) }, rejectUnauthorized: false },
+      { hostname: base.hostname, port: base.port, method, path, headers, rejectUnauthorized: false },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -44,7 +46,7 @@ function sendOnce(account: TestAccount, method: string, path: string): Promise<R
       },
     );
     outgoing.on('error', reject);
-    outgoing.end();
+    outgoing.end(json === undefined ? undefined : JSON.stringify(json));
   });
 }
 
@@ -71,36 +73,41 @@ async function expectVictimUntouched(): Promise<void> {
   expect(await getProfile(victim, victimUser)).toMatchObject({ secret: marker });
 }
 
-/** Ways of climbing from a path under A to `target` (a path without its leading '/'), each spelled `separator`-style. */
-function climbs(target: string): string[] {
-  const a = () => attacker.id;
-  const up = (dots: string, separator: string, levels: number): string => Array.from({ length: levels }, () => `${dots}${separator}`).join('');
-  const under = (resource: string) => `/v2/accounts/${a()}/${resource}`;
-  const spelled = (separator: string) => target.replaceAll('/', separator);
+/**
+ * Ways of climbing from `route` of A (a path below an account that the gateway's router matches and
+ * routes to the service owning `target`) up to the root and down to `target` (a path without its
+ * leading '/'), with each spelling of '..' and of '/'.
+ */
+function climbs(route: string, target: string): string[] {
+  const base = `/v2/accounts/${attacker.id}/${route}/x`;
+  const depth = base.split('/').length - 1;
+  const climb = (dots: string, separator: string, start = base): string =>
+    `${start}${separator}${`${dots}${separator}`.repeat(depth)}${target.replaceAll('/', separator)}`;
   return [
     // The reported breach: backslashes, which URL parsers read as '/', after a segment of A.
-    `${under('segments/x')}\\${up('..', '\\', 4)}${spelled('\\')}`,
-    `${under('segments')}\\${up('..', '\\', 4)}${spelled('\\')}`,
-    `${under('segments/x')}%5C${up('..', '%5C', 4)}${spelled('%5C')}`,
-    `${under('segments/x')}%5c${up('%2e%2e', '%5c', 4)}${spelled('%5c')}`,
+    climb('..', '\\'),
+    climb('%2e%2e', '\\'),
+    climb('..', '%5C'),
+    climb('%2E.', '%5c'),
     // Dot segments, raw, encoded and mixed, with '/' and with encoded separators.
-    `${under('segments')}/${up('..', '/', 4)}${target}`,
-    `${under('segments')}/${up('%2e%2e', '/', 4)}${target}`,
-    `${under('segments')}/${up('%2E.', '/', 4)}${target}`,
-    `${under('segments')}/${up('.%2E', '/', 4)}${target}`,
-    `${under('segments')}/${up('..', '%2F', 4)}${spelled('%2F')}`,
-    `${under('segments')}/${up('%2e%2e', '%2f', 4)}${spelled('%2f')}`,
-    `${under('segments')}/.\\${up('..', '\\/', 4)}${target}`,
-    // Overlong UTF-8 for '.' and '/' (C0 AE, C0 AF), which lenient decoders accept.
-    `${under('segments')}/${up('%C0%AE%C0%AE', '/', 4)}${target}`,
-    `${under('segments')}/${up('..', '%C0%AF', 4)}${spelled('%C0%AF')}`,
-    `${under('segments')}/${up('%E0%80%AE%E0%80%AE', '/', 4)}${target}`,
+    climb('..', '/'),
+    climb('%2e%2e', '/'),
+    climb('%2E.', '/'),
+    climb('.%2E', '/'),
+    climb('..', '%2F'),
+    climb('%2e%2e', '%2f'),
+    climb('.\\..', '/'),
+    // Overlong UTF-8 for '.' and '/' (C0 AE, C0 AF; E0 80 AE), which lenient decoders accept.
+    climb('%C0%AE%C0%AE', '/'),
+    climb('..', '%C0%AF'),
+    climb('%E0%80%AE%E0%80%AE', '/'),
     // Path parameters (';'), doubled slashes, a fragment.
-    `${under('segments')};/${up('..;', '/', 4)}${target}`,
-    `${under('segments')}//${up('..', '//', 4)}${target}`,
+    climb('..;', '/'),
+    climb('..', '//'),
+    climb('..', '/', `${base};`),
+    climb('..', '/', `${base}#`),
     `//${target}`,
     `/${target}`.replace(/\//g, '//'),
-    `${under('segments')}#/${up('..', '/', 4)}${target}`,
   ];
 }
 
@@ -134,8 +141,8 @@ function expectRefused(method: string, path: string, answer: RawAnswer): void {
 
 describe("a key of one account cannot reach another account's data, whatever the path spells", () => {
   it.each(['GET', 'DELETE'])("refuses %s of another account's routes through climbing spellings", async (method) => {
-    const targets = victimRoutes().map((route) => `v2/accounts/${victim.id}/${route}`);
-    for (const path of targets.flatMap(climbs)) expectRefused(method, path, await sendRaw(attacker, method, path));
+    const paths = victimRoutes().flatMap((route) => climbs(route, `v2/accounts/${victim.id}/${route}`));
+    for (const path of paths) expectRefused(method, path, await sendRaw(attacker, method, path));
     await expectVictimUntouched();
   });
 
@@ -144,11 +151,14 @@ describe("a key of one account cannot reach another account's data, whatever the
     await expectVictimUntouched();
   });
 
-  it("never reaches the services' internal API", async () => {
-    const internal = [`internal/v1/accounts/${victim.id}/jobs`, `internal/v1/accounts/${victim.id}/profiles/lookup`];
-    const paths = [...internal.map((path) => `/${path}`), ...internal.flatMap(climbs)];
-    for (const method of ['GET', 'POST']) {
-      for (const path of paths) expectRefused(method, path, await sendRaw(attacker, method, path));
+  it("never reaches the services' internal API, even with the bodies it takes", async () => {
+    // Each from a route of the service that serves it: jobs are the ingestion service's, profile lookups the profile service's.
+    const internal = [
+      { route: 'jobs', target: `internal/v1/accounts/${victim.id}/jobs`, json: { name: 'Export Events' } },
+      { route: 'users/u/profile', target: `internal/v1/accounts/${victim.id}/user-profiles/lookup`, json: { user_ids: [victimUser] } },
+    ];
+    for (const { route, target, json } of internal) {
+      for (const path of [`/${target}`, ...climbs(route, target)]) expectRefused('POST', path, await sendRaw(attacker, 'POST', path, json));
     }
   });
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppConfig } from '@guidepost/platform-config';
+import { AUTHENTICATED_ACCOUNT_HEADER } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { AccountStatements } from './account-statement';
 import { INTERNAL_CREDENTIAL_REQUIRED, InternalCredential } from './internal-credential';
@@ -10,6 +11,8 @@ const PROBE_ROUTES = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /** The public routes of one account: served only for the account the gateway authenticated. */
 const ACCOUNT_ROUTE = '/v2/accounts/:account_id';
+/** The internal API: called by the services themselves, never on behalf of a client of the gateway. */
+const INTERNAL_ROUTE = '/internal/';
 
 /**
  * Makes a service of the distributed shape answer only the gateway and the other services: a Fastify
@@ -19,8 +22,9 @@ const ACCOUNT_ROUTE = '/v2/accounts/:account_id';
  *
  * On a public route of an account, the service also checks that the account in the path it matched is
  * the one the gateway states it authenticated (`AccountStatements`), and refuses any other with 403
- * and a log line: should a spelling of a path ever lead the gateway's routing astray, the request
- * fails here instead of reaching another account's data.
+ * and a log line; and it refuses the internal API to a request the gateway forwarded for a client (one
+ * that carries a statement). Should a spelling of a path ever lead the gateway's routing astray, the
+ * request fails here instead of reaching another account's data or acting in the services' name.
  */
 @Injectable()
 export class InternalCallerHooks {
@@ -41,14 +45,24 @@ export class InternalCallerHooks {
   }
 
   private accountMismatch(request: FastifyRequest, statements: AccountStatements): DomainError | undefined {
-    if (!(request.routeOptions.url ?? '').startsWith(ACCOUNT_ROUTE)) return undefined;
-    const served = (request.params as Record<string, unknown>)['account_id'];
+    const route = request.routeOptions.url ?? '';
+    if (route.startsWith(INTERNAL_ROUTE)) return request.headers[AUTHENTICATED_ACCOUNT_HEADER] === undefined ? undefined : this.refuse(request, 'the internal API, asked for by a client of the gateway');
+    if (!route.startsWith(ACCOUNT_ROUTE)) return undefined;
     const stated = statements.statedAccount(request.headers);
-    if (stated !== undefined && stated === served) return undefined;
-    const authenticated = stated === undefined ? 'the gateway stated no authenticated account' : `the gateway authenticated account ${JSON.stringify(stated)}`;
-    this.logger.warn(`refused ${request.method} ${request.routeOptions.url} (request ${request.id}) for account ${JSON.stringify(served)}: ${authenticated}`);
-    return new DomainError('forbidden', `The API key does not grant access to account '${String(served)}'`);
+    if (stated !== undefined && stated === accountParamOf(request)) return undefined;
+    return this.refuse(request, stated === undefined ? 'the gateway stated no authenticated account' : `the gateway authenticated account ${JSON.stringify(stated)}`);
   }
+
+  /** A 403 as the gateway words it, and a warning for the operator: this is a routing bug or an attack. */
+  private refuse(request: FastifyRequest, reason: string): DomainError {
+    const accountId = accountParamOf(request);
+    this.logger.warn(`refused ${request.method} ${request.routeOptions.url} (request ${request.id}) for account ${JSON.stringify(accountId)}: ${reason}`);
+    return new DomainError('forbidden', `The API key does not grant access to account '${String(accountId)}'`);
+  }
+}
+
+function accountParamOf(request: FastifyRequest): unknown {
+  return (request.params as Record<string, unknown>)['account_id'];
 }
 
 /** Judged by the route the router matched, so no spelling of another path passes for a probe. */

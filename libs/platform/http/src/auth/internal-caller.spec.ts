@@ -109,6 +109,14 @@ describe('internal callers', () => {
       expect(response.statusCode).toBe(201);
     });
 
+    it('refuses the internal API to a request the gateway forwarded for a client (one stating an account), whichever account', async () => {
+      for (const accountId of ['acme', 'globex']) {
+        const headers = { 'x-guidepost-internal-token': TOKEN, 'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state(accountId) };
+        const response = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs', headers });
+        expect(response.statusCode).toBe(403);
+      }
+    });
+
     it('leaves the probes open to the orchestrator and Prometheus', async () => {
       for (const url of ['/health/live', '/health/ready', '/metrics', '/metrics?name=x']) {
         expect((await app.inject({ url })).statusCode).toBe(200);
