@@ -73,6 +73,8 @@ module.exports = {
         '/dead-letters\\.e2e-spec\\.ts$',
         // The standalone shape's event store process; the distributed shape's store outages are test/distributed's.
         '/event-store-outage\\.e2e-spec\\.ts$',
+        // The standalone shape's stores frozen; the distributed shape's are test/distributed/freezes.
+        '/freezes\\.e2e-spec\\.ts$',
       ],
       globalSetup: '<rootDir>/test/distributed/e2e-global-setup.ts',
       globalTeardown: '<rootDir>/test/distributed/e2e-global-teardown.ts',

@@ -106,11 +106,14 @@ export async function metricTotal(processUrl: string, metric: string): Promise<n
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
+/** The scripts of scripts/infra that act on a running set, with their arguments. */
+const INFRASTRUCTURE_COMMANDS = { stop: ['stop.sh'], start: ['start.sh'], freeze: ['freeze.sh'], thaw: ['freeze.sh', '--thaw'] } as const;
+
 /**
- * Stops or starts one of the servers of scripts/infra (the Kafka broker, say): those of
- * GUIDEPOST_INFRA_DIR (~/.cache/guidepost/run when unset), which must be the ones the suites use.
+ * Stops, starts, freezes (SIGSTOP) or thaws one of the servers of scripts/infra (the Kafka broker, say):
+ * those of GUIDEPOST_INFRA_DIR (~/.cache/guidepost/run when unset), which must be the ones the suites use.
  */
-export async function infrastructure(command: 'stop' | 'start', server: 'kafka' | 'postgres' | 'clickhouse' | 'minio'): Promise<void> {
+export async function infrastructure(command: keyof typeof INFRASTRUCTURE_COMMANDS, server: 'kafka' | 'postgres' | 'clickhouse' | 'minio'): Promise<void> {
   const stopped = loadInfrastructure({ GUIDEPOST_INFRA_DIR: process.env['GUIDEPOST_INFRA_DIR'] });
   const used = loadInfrastructure();
   // Another set's infra.env sourced beside this GUIDEPOST_INFRA_DIR: the outage would miss the suite, and the spec could not fail.
@@ -125,7 +128,8 @@ export async function infrastructure(command: 'stop' | 'start', server: 'kafka' 
   if (port !== (process.env[variable] ?? fallback)) {
     throw new Error(`${server} answers on port ${port} but ${variable} says ${process.env[variable] ?? `${fallback} (unset)`}: export the settings the set was started with`);
   }
-  await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', `${command}.sh`), [server], { cwd: REPO_ROOT });
+  const [script, ...options] = INFRASTRUCTURE_COMMANDS[command];
+  await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', script), [...options, server], { cwd: REPO_ROOT });
 }
 
 /** Per server: the variable start.sh reads its port from, its default, and where the suites reach it. */

@@ -17,6 +17,8 @@ export interface TrackOutcome {
   readonly retryAfter?: string;
   /** When the answer (or the failure) came, `Date.now()`. */
   readonly at: number;
+  /** How long the client waited for it, in milliseconds. */
+  readonly ms: number;
 }
 
 /** The tracker's users: `tracked-0` to `tracked-19`. */
@@ -48,6 +50,7 @@ export class Tracker {
   private async client(pauseMs: number): Promise<void> {
     while (!this.stopped) {
       const n = this.next++;
+      const started = Date.now();
       let error: string | undefined;
       const response = await api(this.account, 'POST', userPath(`tracked-${n % USERS}`, 'events'), {
         json: { name: 'tick', timestamp: new Date().toISOString(), attributes: { n } },
@@ -59,7 +62,8 @@ export class Tracker {
       const body = (await response?.text().catch(() => undefined)) ?? '';
       const refused = status !== 200 && response !== undefined;
       const headers = refused ? { contentType: response.headers.get('content-type') ?? undefined, retryAfter: response.headers.get('retry-after') ?? undefined } : {};
-      this.outcomes.push({ n, status, error, detail: refused ? detailOf(body) : undefined, ...headers, at: Date.now() });
+      const at = Date.now();
+      this.outcomes.push({ n, status, error, detail: refused ? detailOf(body) : undefined, ...headers, at, ms: at - started });
       if (status === 200) this.acknowledged.push(n);
       else this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
       // A refused request is retried by real clients after a pause; without one, an outage would be a busy loop.

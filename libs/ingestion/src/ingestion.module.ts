@@ -60,7 +60,13 @@ import { JobRepository } from './jobs/data-access/job.repository';
     JobRegistry,
     JobEventsConsumer,
     { provide: JobRegistryClient, useExisting: JobRegistry },
-    { provide: EventStore, inject: [ClickHouseClient], useFactory: (client: ClickHouseClient) => new ClickHouseEventStore(client) },
+    {
+      provide: EventStore,
+      inject: [ClickHouseClient, AppConfig],
+      // Twice the wait on a silent store: the standalone shape's event store runs at idle priority, and a
+      // long history may be slow on a busy machine without being stuck.
+      useFactory: (client: ClickHouseClient, config: AppConfig) => new ClickHouseEventStore(client, { historyWaitLimitMs: 2 * config.dependencyTimeoutMs }),
+    },
     EventSinkConsumer,
     // The service's copy of the filtering rules, applied by every intake (track, imports).
     IngestionFilteringRulesCopy,
@@ -72,7 +78,7 @@ import { JobRepository } from './jobs/data-access/job.repository';
       provide: AcceptedEventsLog,
       inject: [AppConfig, MessageBus, unitOfWorkToken(INGESTION_SCHEMA)],
       useFactory: (config: AppConfig, bus: MessageBus, unitOfWork: UnitOfWork) =>
-        config.kafkaBrokers === undefined ? new OutboxAcceptedEvents(unitOfWork) : new KafkaAcceptedEvents(bus),
+        config.kafkaBrokers === undefined ? new OutboxAcceptedEvents(unitOfWork, config.dependencyTimeoutMs) : new KafkaAcceptedEvents(bus, config.dependencyTimeoutMs),
     },
     EventIntake,
     EventTracking,

@@ -1,4 +1,4 @@
-export { eventStoreEngineOf, startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
+export { embeddedPostgresOf, eventStoreEngineOf, signalProcessTree, startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
 export {
   accountUrl,
   admin,

@@ -139,12 +139,42 @@ async function terminate(server: ServiceProcess, signal: NodeJS.Signals = 'SIGTE
 export async function eventStoreEngineOf(server: RunningServer, seen: readonly number[] = []): Promise<number> {
   const serverPid = server.pid();
   if (serverPid === undefined) throw new Error('the server is not running');
-  const children = (await readFile(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number);
+  const children = await childrenOf(serverPid);
   for (const pid of children) {
-    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (command.includes(ENGINE_ENTRY_POINT) && !seen.includes(pid)) return pid;
+    if ((await commandLineOf(pid)).includes(ENGINE_ENTRY_POINT) && !seen.includes(pid)) return pid;
   }
   throw new Error(`no new event store engine among the children of ${serverPid}: ${children.join(', ') || 'none'}`);
+}
+
+/** The server's embedded PostgreSQL: its postmaster, the first `postgres` among the server's descendants. */
+export async function embeddedPostgresOf(server: RunningServer): Promise<number> {
+  const serverPid = server.pid();
+  if (serverPid === undefined) throw new Error('the server is not running');
+  for (const pid of await processTreeOf(serverPid)) {
+    if (/(^|\/)postgres$/.test((await commandLineOf(pid)).split('\0', 1)[0])) return pid;
+  }
+  throw new Error(`no embedded PostgreSQL among the descendants of ${serverPid}`);
+}
+
+/** A process and all its descendants, parents first. */
+export async function processTreeOf(pid: number): Promise<number[]> {
+  const tree = [pid];
+  for (const child of await childrenOf(pid)) tree.push(...(await processTreeOf(child)));
+  return tree;
+}
+
+/** Sends `signal` to a process and all its descendants (SIGSTOP freezes a store whole: PostgreSQL serves from children). */
+export async function signalProcessTree(pid: number, signal: NodeJS.Signals): Promise<void> {
+  for (const member of await processTreeOf(pid)) process.kill(member, signal);
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return children.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+async function commandLineOf(pid: number): Promise<string> {
+  return readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
 }
 
 export function delay(ms: number): Promise<void> {

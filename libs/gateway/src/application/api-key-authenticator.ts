@@ -1,3 +1,4 @@
+import { classifyFailure, withDeadline } from '@guidepost/platform-failures';
 import { isWellFormedApiKey, secretMatches } from '../domain/credentials';
 import { ExpiringCache } from '../domain/expiring-cache';
 import type { ActiveApiKey, ApiKeyLookup } from './api-key-lookup.port';
@@ -8,6 +9,13 @@ import type { ActiveApiKey, ApiKeyLookup } from './api-key-lookup.port';
  * replica within half a second (`RevokedKeyWatcher`).
  */
 export const API_KEY_CACHE = { ttlMs: 30_000, maxEntries: 10_000 } as const;
+
+/**
+ * How long a lookup may take before a key known from earlier is trusted again instead: PostgreSQL
+ * frozen or unreachable must not stall every request of known clients (a key revoked meanwhile is
+ * refused again once the database answers: the watcher tells every replica).
+ */
+export const STALE_KEY_LOOKUP_WAIT_MS = 1_000;
 
 /**
  * Checks an API key and secret, caching keys that were found so that authentication does not query
@@ -34,8 +42,18 @@ export class ApiKeyAuthenticator {
   private async find(key: string): Promise<ActiveApiKey | undefined> {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const found = await this.lookup.findActive(key);
-    if (found !== undefined) this.cache.set(key, found);
+    const stale = this.cache.getStale(key);
+    const lookup = this.lookup.findActive(key);
+    const found = stale === undefined ? await lookup : await withDeadline(lookup, STALE_KEY_LOOKUP_WAIT_MS, 'the API key store').catch((error: unknown) => staleOnOutage(error, stale));
+    // A key the store no longer knows (revoked) must not be served stale later either.
+    if (found === undefined) this.cache.delete(key);
+    else this.cache.set(key, found);
     return found;
   }
+}
+
+/** The key known from earlier while the store is unavailable; any other failure is the caller's. */
+function staleOnOutage(error: unknown, stale: ActiveApiKey): ActiveApiKey {
+  if (classifyFailure(error) !== 'transient') throw error;
+  return stale;
 }

@@ -12,9 +12,15 @@ const SECRET = 'the-secret';
 class FakeApiKeys extends ApiKeyLookup {
   readonly keys = new Map<string, ActiveApiKey>([[KEY, { key: KEY, accountId: 'acme', secretSha256: hashSecret(SECRET) }]]);
   lookups = 0;
+  /** Takes lookups and never answers (PostgreSQL frozen). */
+  frozen = false;
+  /** Fails lookups as an unreachable PostgreSQL does. */
+  down = false;
 
   findActive(key: string): Promise<ActiveApiKey | undefined> {
     this.lookups += 1;
+    if (this.frozen) return new Promise(() => undefined);
+    if (this.down) return Promise.reject(Object.assign(new Error('the key store is down'), { code: 'ECONNREFUSED' }));
     return Promise.resolve(this.keys.get(key));
   }
 }
@@ -115,6 +121,28 @@ describe('PublicApiGate', () => {
     now += API_KEY_CACHE.ttlMs;
     await admit();
     expect(apiKeys.lookups).toBe(2);
+  });
+
+  it('keeps admitting a key it knows while the key store does not answer, within a second', async () => {
+    await admit();
+    now += API_KEY_CACHE.ttlMs;
+    apiKeys.frozen = true;
+    const started = Date.now();
+    await expect(admit()).resolves.toBe('acme');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('keeps admitting a key it knows while the key store is down, but never one the store said was revoked', async () => {
+    await admit();
+    now += API_KEY_CACHE.ttlMs;
+    apiKeys.down = true;
+    await expect(admit()).resolves.toBe('acme');
+    apiKeys.down = false;
+    now += API_KEY_CACHE.ttlMs;
+    apiKeys.keys.delete(KEY);
+    expect((await failure()).code).toBe('unauthenticated');
+    apiKeys.down = true;
+    await expect(admit()).rejects.toThrow('the key store is down');
   });
 
   it('never caches unknown keys and never looks up malformed ones', async () => {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { reasonOf } from '@guidepost/platform-failures';
+import { reasonOf, withDeadline } from '@guidepost/platform-failures';
 import { RateLimiter } from '../application/rate-limiter.port';
 import { FixedWindowRateLimiter, type RateLimitDecision } from '../domain/fixed-window-rate-limiter';
 import { GATEWAY_SCHEMA } from '../gateway-schema';
@@ -14,6 +14,12 @@ const WINDOW_MS = 1000;
 const LEASE_SHARE = 1 / 40;
 /** Windows older than this are deleted, by whichever replica happens to be first each minute. */
 const KEPT_WINDOWS_MS = 60_000;
+/**
+ * How long a request waits for a lease before this replica limits alone, and for how long it then does
+ * without asking: a frozen or unreachable database must cost clients neither time nor a refusal.
+ */
+const LEASE_WAIT_MS = 1_000;
+const ALONE_AFTER_FAILURE_MS = 1_000;
 
 interface Lease {
   readonly windowStart: number;
@@ -29,8 +35,9 @@ interface Lease {
  * One budget per account across every gateway replica, held in PostgreSQL (`rate_limit_windows`):
  * windows are aligned to the clock's seconds, and a replica leases a slice of the window's budget at
  * a time (one `INSERT ... ON CONFLICT DO UPDATE`), so most requests cost no query while no replica can
- * ever admit more than the budget allows altogether. Should the database not answer, each replica
- * falls back to the budget on its own, in memory, rather than refuse or admit everything.
+ * ever admit more than the budget allows altogether. Should the database fail or not answer within
+ * `LEASE_WAIT_MS`, each replica falls back to the budget on its own, in memory, for a second at a time,
+ * rather than refuse, hold requests or admit everything.
  */
 export class SharedRateLimiter extends RateLimiter {
   private readonly logger = new Logger(SharedRateLimiter.name);
@@ -38,6 +45,8 @@ export class SharedRateLimiter extends RateLimiter {
   private readonly leaseSize: number;
   private readonly fallback: FixedWindowRateLimiter;
   private sweptAt = 0;
+  /** Until then, this replica limits alone (the database failed to lease in time). */
+  private aloneUntil = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -59,9 +68,11 @@ export class SharedRateLimiter extends RateLimiter {
       this.forgetEndedWindows(windowStart);
     }
     if (lease.left === 0 && !lease.exhausted) {
+      if (now < this.aloneUntil) return this.fallback.take(subject);
       try {
-        await this.renew(subject, lease);
+        await withDeadline(this.renew(subject, lease), LEASE_WAIT_MS, 'the shared rate limit (PostgreSQL)');
       } catch (error) {
+        this.aloneUntil = this.now() + ALONE_AFTER_FAILURE_MS;
         this.logger.warn(`the shared rate limit is unavailable, limiting on this replica alone: ${reasonOf(error)}`);
         return this.fallback.take(subject);
       }

@@ -13,7 +13,17 @@ describe('ExpiringCache', () => {
     expect(entries.get('a')).toBe(1);
     now += 1;
     expect(entries.get('a')).toBeUndefined();
-    expect(entries.size).toBe(0);
+  });
+
+  it('keeps an expired entry for getStale until room is needed', () => {
+    const entries = cache(1);
+    entries.set('a', 1);
+    now += 60_000;
+    expect(entries.get('a')).toBeUndefined();
+    expect(entries.getStale('a')).toBe(1);
+    entries.set('b', 2);
+    expect(entries.getStale('a')).toBeUndefined();
+    expect(entries.size).toBe(1);
   });
 
   it('drops the least recently used entry when full', () => {
@@ -33,5 +43,6 @@ describe('ExpiringCache', () => {
     entries.set('a', 1);
     entries.delete('a');
     expect(entries.get('a')).toBeUndefined();
+    expect(entries.getStale('a')).toBeUndefined();
   });
 });

@@ -7,7 +7,8 @@ export interface ExpiringCacheOptions {
 
 /**
  * A small in-memory map whose entries expire after a fixed time and whose size is bounded (least
- * recently used first out), so memory stays flat whatever clients send.
+ * recently used first out), so memory stays flat whatever clients send. An expired entry is kept until
+ * room is needed, for a caller that would rather have a stale value than none (`getStale`).
  */
 export class ExpiringCache<K, V> {
   private readonly entries = new Map<K, { readonly value: V; readonly expiresAt: number }>();
@@ -21,14 +22,19 @@ export class ExpiringCache<K, V> {
     return this.entries.size;
   }
 
+  /** The entry's value while its time to live lasts. */
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    if (entry.expiresAt <= this.now()) return undefined;
+    if (entry === undefined || entry.expiresAt <= this.now()) return undefined;
     // Re-inserting moves the entry to the end of the Map's order: the most recently used.
+    this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;
+  }
+
+  /** The entry's value, expired or not, as long as it has not been deleted or pushed out. */
+  getStale(key: K): V | undefined {
+    return this.entries.get(key)?.value;
   }
 
   set(key: K, value: V): void {

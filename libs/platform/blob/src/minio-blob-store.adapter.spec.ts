@@ -1,3 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { classifyFailure } from '@guidepost/platform-failures';
 import type { S3Settings } from '@guidepost/platform-config';
 import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 import { MinioBlobStore } from './minio-blob-store.adapter';
@@ -10,6 +14,7 @@ const UNREACHABLE: S3Settings = {
   bucket: 'guidepost-exports',
   region: 'eu-west-3',
   partSizeBytes: 5 * 1024 * 1024,
+  waitLimitMs: 5_000,
 };
 const NOW_MS = Date.UTC(2026, 10, 21, 16, 0, 0, 750);
 
@@ -42,5 +47,24 @@ describe('MinioBlobStore links', () => {
 
   it('are never made for an invalid key', async () => {
     await expect(store.signedUrl('../etc/passwd', 60)).rejects.toThrow('".."');
+  });
+});
+
+describe('MinioBlobStore with a server that says nothing (frozen, or cut off)', () => {
+  it('fails a write and a read as unavailable once the wait limit has passed, instead of holding the caller', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const store = new MinioBlobStore({ ...UNREACHABLE, endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, waitLimitMs: 300 });
+    try {
+      for (const call of [() => store.put('imports/acme/a.ndjson', Readable.from([Buffer.from('{}\n')]), 'application/x-ndjson'), () => store.open('imports/acme/a.ndjson')]) {
+        const started = Date.now();
+        const failure: unknown = await call().catch((error: unknown) => error);
+        expect(Date.now() - started).toBeLessThan(3_000);
+        expect({ failure: String(failure), class: classifyFailure(failure) }).toEqual({ failure: 'TransientFailure: the blob store did not answer within 300 ms', class: 'transient' });
+      }
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

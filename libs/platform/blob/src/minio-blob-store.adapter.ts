@@ -1,8 +1,11 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { Client, type ClientOptions } from 'minio';
 import type { S3Settings } from '@guidepost/platform-config';
+import { TransientFailure } from '@guidepost/platform-failures';
 import { assertValidBlobKey } from './blob-key';
 import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
 import { type BodyPart, fixedSizeParts } from './fixed-size-parts';
@@ -161,14 +164,36 @@ class ObjectUpload {
 
 function clientOptionsOf(settings: S3Settings): ClientOptions {
   const endpoint = new URL(settings.endpoint);
+  const useSSL = endpoint.protocol === 'https:';
   return {
     endPoint: endpoint.hostname,
     port: endpoint.port === '' ? undefined : Number(endpoint.port),
-    useSSL: endpoint.protocol === 'https:',
+    useSSL,
     accessKey: settings.accessKey,
     secretKey: settings.secretKey,
     // With the region known, presigning is computed locally instead of asking the server where the bucket is.
     region: settings.region,
+    transport: silenceBoundTransport(useSSL ? https : http, settings.waitLimitMs),
+  };
+}
+
+/**
+ * Node's HTTP(S) with a bound on the server's silence until it answers: a request whose socket sees no
+ * byte move for `limitMs` (a frozen or cut-off server takes a connection, or a part of an upload, and
+ * says nothing) is destroyed with a transient failure, instead of waiting for as long as the socket
+ * lives. Once the answer has begun the bound is lifted: a reader of a large object may pause for as long
+ * as it likes (an import paces itself).
+ */
+function silenceBoundTransport(transport: typeof http | typeof https, limitMs: number): NonNullable<ClientOptions['transport']> {
+  return {
+    request: ((options: http.RequestOptions, answered?: (response: http.IncomingMessage) => void) => {
+      const request = transport.request(options, (response) => {
+        request.setTimeout(0);
+        answered?.(response);
+      });
+      request.setTimeout(limitMs, () => request.destroy(new TransientFailure(`the blob store did not answer within ${limitMs} ms`)));
+      return request;
+    }) as typeof http.request,
   };
 }
 

@@ -12,6 +12,8 @@ export interface S3Settings {
   readonly bucket: string;
   readonly region: string;
   readonly partSizeBytes: number;
+  /** The longest the server may say nothing while a request waits for its answer (`GUIDEPOST_DEPENDENCY_TIMEOUT_MS`). */
+  readonly waitLimitMs: number;
 }
 
 export interface AnalyticsSettings {
@@ -71,6 +73,8 @@ export class AppConfig {
   readonly messagePruneIntervalMs: number;
   /** The gateway's patience with a silent service (ms) before it answers 504. */
   readonly gatewayUpstreamTimeoutMs: number;
+  /** The longest wait for one answer of a store (PostgreSQL, Kafka, ClickHouse, S3) before it counts as unavailable (ms). */
+  readonly dependencyTimeoutMs: number;
   /** How long an `Idempotency-Key` and its first answer are kept (seconds). */
   readonly idempotencyKeyTtlSeconds: number;
   /** The S3 (MinIO) blob store; unset means the folder under `dataDir`. */
@@ -113,6 +117,7 @@ export class AppConfig {
       ingestion: env.GUIDEPOST_INGESTION_SERVICE_URL,
     };
     this.gatewayUpstreamTimeoutMs = env.GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS;
+    this.dependencyTimeoutMs = env.GUIDEPOST_DEPENDENCY_TIMEOUT_MS;
     this.idempotencyKeyTtlSeconds = env.GUIDEPOST_IDEMPOTENCY_KEY_TTL_SECONDS;
     this.blobSweepIntervalMs = env.GUIDEPOST_BLOB_SWEEP_INTERVAL_MS;
     this.messageDedupWindowSeconds = env.GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS;
@@ -125,6 +130,7 @@ export class AppConfig {
           bucket: env.GUIDEPOST_S3_BUCKET,
           region: env.GUIDEPOST_S3_REGION,
           partSizeBytes: env.GUIDEPOST_S3_PART_SIZE_BYTES,
+          waitLimitMs: env.GUIDEPOST_DEPENDENCY_TIMEOUT_MS,
         }
       : undefined;
     this.smtpUrl = env.GUIDEPOST_SMTP_URL;

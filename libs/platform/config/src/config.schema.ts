@@ -97,6 +97,13 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_INGESTION_SERVICE_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Base URL of the ingestion service (gateway, segment and profile services)' }),
   ),
+  GUIDEPOST_DEPENDENCY_TIMEOUT_MS: Type.Integer({
+    minimum: 500,
+    maximum: 120_000,
+    default: 5_000,
+    description:
+      'Longest wait (ms) for one answer from PostgreSQL, Kafka, ClickHouse or S3 that says nothing (frozen, or cut off by a partition); the call then fails as the store being unavailable: a request is answered 503 with `Retry-After`, a worker tries again later. Imports, exports and analytics queries have budgets of their own',
+  }),
   GUIDEPOST_GATEWAY_UPSTREAM_TIMEOUT_MS: Type.Integer({
     minimum: 1_000,
     maximum: 600_000,

@@ -11,7 +11,6 @@ export { UnitOfWork, type Transaction } from './unit-of-work';
 export {
   InjectUnitOfWork,
   migrateServiceDatabase,
-  migrateServiceSchema,
   ServiceDatabaseModule,
   unitOfWorkToken,
   type ServiceDatabaseOptions,

@@ -37,17 +37,10 @@ const retentionToken = (schema: string): string => `MessagingRetention:${schema}
 export const InjectUnitOfWork = (schema: string): ParameterDecorator => Inject(unitOfWorkToken(schema));
 
 /**
- * Applies a service's migrations to its own schema. Migrations are the only way tables are made, in
- * every shape; this is what start-up and the migration command both call.
- */
-export async function migrateServiceSchema(dataSource: DataSource, schema: string): Promise<void> {
-  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  await dataSource.runMigrations({ transaction: 'each' });
-}
-
-/**
- * The migration command's side: connects, applies the service's pending migrations and disconnects.
- * Returns the names of the migrations applied.
+ * Applies a service's pending migrations to its own schema: connects, migrates and disconnects, and
+ * returns the names of the migrations applied. Migrations are the only way tables are made, in every
+ * shape; the migration command and start-up both call this. Its connection has no wait limit: a
+ * migration may rightly take minutes.
  */
 export async function migrateServiceDatabase(databaseUrl: string, options: ServiceDatabaseOptions): Promise<string[]> {
   const dataSource = await new DataSource(dataSourceOptions(databaseUrl, options)).initialize();
@@ -70,7 +63,12 @@ async function assertSchemaIsCurrent(dataSource: DataSource, schema: string): Pr
   }
 }
 
-function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions): DataSourceOptions {
+/**
+ * `waitLimitMs`, when given, bounds each wait on the server (a query's answer, a connection): a frozen
+ * or partitioned PostgreSQL then fails the call (`Query read timeout`, a transient failure: 503 with
+ * `Retry-After`) instead of holding the request until the client gives up.
+ */
+function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions, waitLimitMs?: number): DataSourceOptions {
   return {
     name: options.schema,
     type: 'postgres',
@@ -81,6 +79,7 @@ function dataSourceOptions(databaseUrl: string, options: ServiceDatabaseOptions)
     migrationsTableName: 'migrations',
     applicationName: `guidepost-${options.schema}`,
     poolSize: 10,
+    extra: waitLimitMs === undefined ? {} : { query_timeout: waitLimitMs, connectionTimeoutMillis: waitLimitMs, keepAlive: true },
   };
 }
 
@@ -99,13 +98,13 @@ export class ServiceDatabaseModule {
       inject: [AppConfig],
       useFactory: (config: AppConfig): DataSourceOptions & { migrateOnStart: boolean } => {
         if (!config.databaseUrl) throw new Error('GUIDEPOST_DATABASE_URL is not set and no embedded database was started');
-        return { ...dataSourceOptions(config.databaseUrl, options), migrateOnStart: config.migrateOnStart };
+        return { ...dataSourceOptions(config.databaseUrl, options, config.dependencyTimeoutMs), migrateOnStart: config.migrateOnStart };
       },
       dataSourceFactory: async (factoryOptions) => {
         const { migrateOnStart, ...connection } = factoryOptions as DataSourceOptions & { migrateOnStart: boolean };
+        if (migrateOnStart) await migrateServiceDatabase((connection as { url: string }).url, options);
         const dataSource = await new DataSource(connection).initialize();
-        if (migrateOnStart) await migrateServiceSchema(dataSource, schema);
-        else await assertSchemaIsCurrent(dataSource, schema);
+        if (!migrateOnStart) await assertSchemaIsCurrent(dataSource, schema);
         return dataSource;
       },
     });

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createClient } from '@clickhouse/client';
 import { Client as MinioClient } from 'minio';
 import { Client as PgClient } from 'pg';
@@ -35,6 +35,30 @@ describe('classifyFailure', () => {
     it('PostgreSQL refusing connections (pg)', async () => {
       const client = new PgClient({ host: '127.0.0.1', port: await closedPort(), connectionTimeoutMillis: 2_000 });
       expect(classifyFailure(await failureOf(client.connect()))).toBe('transient');
+    });
+
+    it('PostgreSQL frozen (pg): silent during the handshake, or after it, past the client\'s wait limits', async () => {
+      // A server that takes connections and, with `handshake`, lets the client in (AuthenticationOk,
+      // ReadyForQuery) before it stops answering: what a stopped process looks like through open sockets.
+      const sockets: Socket[] = [];
+      const frozen = (handshake: boolean) =>
+        createServer((socket) => {
+          sockets.push(socket);
+          socket.once('data', () => handshake && socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49])));
+        });
+      for (const handshake of [false, true]) {
+        const server = frozen(handshake);
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const client = new PgClient({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, connectionTimeoutMillis: 300, query_timeout: 300 });
+        try {
+          const failure = await failureOf(client.connect().then(() => client.query('SELECT 1')));
+          expect({ handshake, failure: String(failure), class: classifyFailure(failure) }).toMatchObject({ handshake, class: 'transient' });
+        } finally {
+          await client.end().catch(() => undefined);
+          for (const socket of sockets) socket.destroy();
+          await new Promise((resolve) => server.close(resolve));
+        }
+      }
     });
 
     it('ClickHouse refusing connections (@clickhouse/client over HTTP)', async () => {

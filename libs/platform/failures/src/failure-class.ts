@@ -99,12 +99,14 @@ const S3_TRANSIENT_CODES = new Set([
 ]);
 
 /**
- * Messages of clients that say a connection was lost without a code: pg ("Connection terminated
- * unexpectedly", "timeout exceeded when trying to connect"), TypeORM, undici ("fetch failed" with the
+ * Messages of clients that say a connection was lost, or a server said nothing in time, without a
+ * code: pg ("Connection terminated unexpectedly", "timeout exceeded when trying to connect" from a
+ * pool and "timeout expired" from a client past `connectionTimeoutMillis`, "Query read timeout" past
+ * `query_timeout`), TypeORM, undici ("fetch failed" with the
  * cause above), Node's http ("socket hang up"), @clickhouse/client ("Timeout error").
  */
 const UNREACHABLE_MESSAGE =
-  /connection terminated|terminating connection|timeout exceeded when trying to connect|connection (?:is )?not (?:open|established)|not queryable|socket hang up|^timeout error|the database system is (?:starting up|shutting down|in recovery mode)|server closed the connection/i;
+  /connection terminated|terminating connection|timeout exceeded when trying to connect|query read timeout|^timeout expired$|connection (?:is )?not (?:open|established)|not queryable|socket hang up|^timeout error|the database system is (?:starting up|shutting down|in recovery mode)|server closed the connection/i;
 
 /**
  * minio (the JavaScript client, since 8.0) sends a request again once when the server answers 408,

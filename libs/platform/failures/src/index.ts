@@ -1,1 +1,2 @@
+export { withDeadline } from './deadline';
 export { classifyFailure, errorChain, type FailureClass, PermanentFailure, reasonOf, TransientFailure } from './failure-class';

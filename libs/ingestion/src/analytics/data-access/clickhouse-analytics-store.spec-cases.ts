@@ -34,7 +34,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     // upgraded with data; its statements are then run once more, as a second replica starting would.
     await migrateClickHouse(target.client, 'ingestion', EVENT_STORE_MIGRATIONS.slice(0, 1), quiet);
     analytics = new ClickHouseAnalyticsStore(target.client);
-    const events = new ClickHouseEventStore(target.client);
+    const events = new ClickHouseEventStore(target.client, { historyWaitLimitMs: 5_000 });
     const event = (n: number, fields: Partial<RecordedEvent>): RecordedEvent => ({
       eventId: `e${n}`,
       userId: `u${n}`,

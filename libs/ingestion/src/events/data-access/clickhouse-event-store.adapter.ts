@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Event } from '@guidepost/contracts-http';
+import { TransientFailure } from '@guidepost/platform-failures';
 import { type AccountEvent, EventStore, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
 import { compileExportConditions } from '../domain/export-conditions';
 import { dateTime64Param } from '../domain/instant';
@@ -62,11 +63,21 @@ export class ClickHouseEventStore extends EventStore {
   /** The last insert asked for: each insert starts once the one before it has settled. */
   private lastInsert: Promise<unknown> = Promise.resolve();
 
+  private readonly pageRows: number;
+  private readonly historyWaitLimitMs: number;
+
+  /**
+   * `historyWaitLimitMs` bounds a history read (a request waits on it): a store that says nothing for
+   * that long (frozen, or cut off) fails the read as unavailable, a 503 with `Retry-After`, instead of
+   * holding the client for the HTTP client's own 30 s.
+   */
   constructor(
     private readonly client: ClickHouseClient,
-    private readonly pageRows = EXPORT_PAGE_ROWS,
+    options: { readonly historyWaitLimitMs: number; readonly pageRows?: number },
   ) {
     super();
+    this.pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
+    this.historyWaitLimitMs = options.historyWaitLimitMs;
   }
 
   /**
@@ -92,6 +103,14 @@ export class ClickHouseEventStore extends EventStore {
   }
 
   async history(query: HistoryQuery): Promise<Event[]> {
+    const signal = AbortSignal.timeout(this.historyWaitLimitMs);
+    const rows = this.historyRows(query, signal).catch((error: unknown) => {
+      throw signal.aborted ? new TransientFailure(`the event store did not answer within ${this.historyWaitLimitMs} ms`, { cause: error }) : error;
+    });
+    return (await rows).map(eventOf);
+  }
+
+  private async historyRows(query: HistoryQuery, signal: AbortSignal): Promise<HistoryRow[]> {
     const result = await this.client.query({
       query: `SELECT name, ${RENDERED_TIMESTAMP} AS rendered_timestamp, user_id, attributes
                 FROM ${EVENTS_TABLE} FINAL
@@ -101,8 +120,11 @@ export class ClickHouseEventStore extends EventStore {
               ${READ_SETTINGS}`,
       query_params: { account_id: query.accountId, user_id: query.userId, limit: query.limit, ...zoneParams(query.timeZoneMinutes) },
       format: 'JSONEachRow',
+      abort_signal: signal,
+      // The store stops the read too, rather than run on for a client that has gone.
+      clickhouse_settings: { max_execution_time: Math.ceil(this.historyWaitLimitMs / 1000) },
     });
-    return (await result.json<HistoryRow>()).map(eventOf);
+    return result.json<HistoryRow>();
   }
 
   async export(query: ExportQuery, output: Writable): Promise<number> {

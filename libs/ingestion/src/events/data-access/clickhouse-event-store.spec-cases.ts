@@ -36,7 +36,7 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     target = await open();
     client = target.client;
     await migrateClickHouse(client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
-    store = new ClickHouseEventStore(client, PAGE_ROWS);
+    store = new ClickHouseEventStore(client, { pageRows: PAGE_ROWS, historyWaitLimitMs: 5_000 });
   });
 
   afterAll(() => target.release());
