@@ -33,6 +33,8 @@ export interface AnalyticsSettings {
 export class AppConfig {
   readonly host: string;
   readonly port: number;
+  /** The admin API's and `/metrics`' own port; unset, the HTTP port serves them with everything else. */
+  readonly adminPort: number | undefined;
   readonly dataDir: string;
   /** `GUIDEPOST_PUBLIC_URL` as given; see `publicUrl` for the effective base. */
   readonly explicitPublicUrl: string | undefined;
@@ -89,6 +91,7 @@ export class AppConfig {
   constructor(env: Environment) {
     this.host = env.GUIDEPOST_HOST;
     this.port = env.GUIDEPOST_PORT;
+    this.adminPort = env.GUIDEPOST_ADMIN_PORT;
     this.dataDir = resolve(env.GUIDEPOST_DATA_DIR);
     this.explicitPublicUrl = env.GUIDEPOST_PUBLIC_URL;
     this.databaseUrl = env.GUIDEPOST_DATABASE_URL;

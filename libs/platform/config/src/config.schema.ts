@@ -7,6 +7,14 @@ import { Type, type Static } from '@sinclair/typebox';
 export const EnvironmentSchema = Type.Object({
   GUIDEPOST_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the HTTP server binds to (`0.0.0.0` in containers)' }),
   GUIDEPOST_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080, description: 'HTTP port' }),
+  GUIDEPOST_ADMIN_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description:
+        'The gateway\'s port for the admin API and `/metrics`, so that they can be kept off the public network: GUIDEPOST_PORT then answers neither (404, as an unknown route) and this port answers only them and the health probes (the Helm chart sets it). Other processes ignore it and serve everything on GUIDEPOST_PORT',
+    }),
+  ),
   GUIDEPOST_DATA_DIR: Type.String({ default: '.guidepost', description: 'Folder for embedded PostgreSQL, blobs and generated secrets' }),
   GUIDEPOST_PUBLIC_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url`, `job_url` and download links (set it behind a proxy); derived from the request when unset' }),

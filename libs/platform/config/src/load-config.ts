@@ -40,6 +40,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 /** Settings that are valid alone but not together. */
 function problemsBetweenSettings(env: Environment): string[] {
   const problems: string[] = [];
+  if (env.GUIDEPOST_ADMIN_PORT !== undefined && env.GUIDEPOST_ADMIN_PORT === env.GUIDEPOST_PORT) {
+    problems.push('GUIDEPOST_ADMIN_PORT: must differ from GUIDEPOST_PORT (the admin API gets a port of its own)');
+  }
   if (env.GUIDEPOST_S3_ENDPOINT) {
     for (const name of ['GUIDEPOST_S3_ACCESS_KEY', 'GUIDEPOST_S3_SECRET_KEY'] as const) {
       if (!env[name]) problems.push(`${name}: is required with GUIDEPOST_S3_ENDPOINT`);

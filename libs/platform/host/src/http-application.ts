@@ -5,7 +5,16 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions } from '@guidepost/platform-http';
+import { AdminPort } from './admin-port';
 import { ShutdownReadiness } from './graceful-shutdown';
+
+export interface HttpApplicationOptions {
+  /** A port of their own for the admin API and `/metrics` (the gateway's `GUIDEPOST_ADMIN_PORT`). */
+  readonly adminPort?: number;
+}
+
+/** The admin port of each application that has one (`GUIDEPOST_ADMIN_PORT`), opened by `listen`. */
+const adminPorts = new WeakMap<NestFastifyApplication, AdminPort>();
 
 /** The host's own providers around the root module: the readiness that turns 503 when a stop begins. */
 @Module({})
@@ -19,6 +28,8 @@ class HostModule {
  * Creates a host's Nest application on Fastify with the platform's HTTP conventions applied. Nest's
  * own body parsers stay off: the platform registers exactly the content types the API accepts.
  * `beforeInit` runs before routes are registered (Fastify hooks such as the gateway's go there).
+ * With `options.adminPort`, the admin API and `/metrics` are served on that port only (`AdminPort`);
+ * open both ports with `listen`.
  *
  * A failure while the modules start is rethrown to the host (which prints one line) rather than
  * logged with its stack by Nest, whose buffered start-up logs are printed only once the structured
@@ -29,6 +40,7 @@ export async function createHttpApplication(
   rootModule: DynamicModule,
   config: AppConfig,
   beforeInit?: (app: NestFastifyApplication) => void,
+  options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const shutdown = new ShutdownReadiness();
   const app = await NestFactory.create<NestFastifyApplication>(
@@ -39,8 +51,25 @@ export async function createHttpApplication(
   app.useLogger(app.get(PinoLogger));
   app.flushLogs();
   await configureHttpServer(app, config);
+  if (options.adminPort !== undefined) {
+    // After the first check of every path, before any authentication (`beforeInit`).
+    const adminPort = new AdminPort(options.adminPort);
+    adminPort.install(app.getHttpAdapter().getInstance());
+    adminPorts.set(app, adminPort);
+  }
   shutdown.install(app.getHttpAdapter().getInstance());
   beforeInit?.(app);
   await app.init();
   return app;
+}
+
+/** Opens the application's HTTP port (`GUIDEPOST_PORT`) and, when it has one, its admin port, on the same interface. */
+export async function listen(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  await app.listen(config.port, config.host);
+  await adminPorts.get(app)?.listen(config.host, app.getHttpServer());
+}
+
+/** Where the application's admin port listens, when it has one and it is open. */
+export function adminAddressOf(app: NestFastifyApplication): { port: number } | undefined {
+  return adminPorts.get(app)?.address();
 }

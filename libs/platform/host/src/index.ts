@@ -1,4 +1,4 @@
-export { createHttpApplication } from './http-application';
+export { adminAddressOf, createHttpApplication, type HttpApplicationOptions, listen } from './http-application';
 export { REQUESTS_SHARE_OF_GRACE, ShutdownReadiness, shutDown, type ShutdownPlan } from './graceful-shutdown';
 export { runHost, stopGracefullyOnSignals } from './process-lifecycle';
 export { globalProviders } from './global-providers';

@@ -6,7 +6,7 @@ import { type AppConfig, ConfigurationError, loadConfig, PlatformConfigModule } 
 import { DeadLetterRecorderModule, migrateServiceDatabase, type ServiceDatabaseOptions } from '@guidepost/platform-database';
 import { InternalCallerHooks, PlatformHttpModule } from '@guidepost/platform-http';
 import { ObservabilityModule } from '@guidepost/platform-observability';
-import { createHttpApplication } from './http-application';
+import { createHttpApplication, listen } from './http-application';
 import { runHost, stopGracefullyOnSignals } from './process-lifecycle';
 import { assertPortAvailable } from './startup-failure';
 
@@ -39,7 +39,8 @@ export interface ServiceHostDefinition {
   readonly storage: { readonly database: ServiceDatabaseOptions; readonly eventStore?: ClickHouseServiceOptions };
   /**
    * The gateway answers the public; every other host answers only callers that present the internal
-   * credential (the gateway, other services), so it installs `InternalCallerHooks`.
+   * credential (the gateway, other services), so it installs `InternalCallerHooks`. Only the public
+   * host serves the admin API and `/metrics` on `GUIDEPOST_ADMIN_PORT` when it is set.
    */
   readonly publicFacing?: boolean;
   /** Runs before routes are registered (Fastify hooks such as the gateway's). */
@@ -82,14 +83,23 @@ export function runServiceHost(definition: ServiceHostDefinition): void {
 async function serve(definition: ServiceHostDefinition, config: AppConfig): Promise<void> {
   assertPresent(config, [...ALWAYS_REQUIRED, ...(definition.requires ?? [])]);
   await assertPortAvailable(config.host, config.port);
-  const app = await createHttpApplication(ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config)), config, (created) => {
-    if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
-    definition.beforeInit?.(created);
-  });
+  // Only the gateway has an admin port: it calls the services' admin routes on their HTTP port.
+  const adminPort = definition.publicFacing ? config.adminPort : undefined;
+  if (adminPort !== undefined) await assertPortAvailable(config.host, adminPort);
+  const root = ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config));
+  const app = await createHttpApplication(
+    root,
+    config,
+    (created) => {
+      if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
+      definition.beforeInit?.(created);
+    },
+    { adminPort },
+  );
   // In-flight requests finish, consumers commit and leave their groups, relays stop, the producer closes last.
   stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs });
   try {
-    await app.listen(config.port, config.host);
+    await listen(app, config);
   } catch (error) {
     await app.close().catch(() => undefined);
     throw error;
