@@ -9,9 +9,11 @@
 #   4. `helm install --wait` with test/cluster/values.yaml: every pod Ready, the migration hook Job
 #      completed and deleted by its policy;
 #   5. the end-to-end suite through the gateway Service (its ClusterIP, routed from the host into the
-#      bridge; the links in answers lead to a socat "load balancer" in front of it), then
-#      test/cluster/*.cluster-spec.ts: `helm upgrade` to the other tag under a tracking load, no
-#      failed request, every acknowledged event stored;
+#      bridge; the links in answers lead to a socat "load balancer" in front of it) and the admin API
+#      through the gateway's admin Service, then test/cluster/*.cluster-spec.ts: the public Service
+#      and the load balancer answer neither the admin API nor /metrics, the admin Service both;
+#      `helm upgrade` to the other tag under a tracking load, no failed request, every acknowledged
+#      event stored;
 #   6. `helm uninstall --wait`: nothing of the release left in its namespace;
 #   7. the test servers stopped and the cluster torn down; down.sh fails if anything is left. The
 #      logs of every pod the specs ran beside, deleted ones included, stay in $LOG_DIR/pods.
@@ -116,6 +118,11 @@ gateway_address() {
   kubectl_cmd get service "$RELEASE-gateway" --namespace "$NAMESPACE" -o jsonpath='{.spec.clusterIP}:{.spec.ports[0].port}'
 }
 
+# The gateway's admin Service (the admin API and the gateway's /metrics), in the cluster only.
+gateway_admin_address() {
+  kubectl_cmd get service "$RELEASE-gateway-admin" --namespace "$NAMESPACE" -o jsonpath='{.spec.clusterIP}:{.spec.ports[0].port}'
+}
+
 # Forwards every connection to the public address to the gateway Service.
 start_load_balancer() {
   socat "TCP-LISTEN:$LOAD_BALANCER_PORT,bind=$BRIDGE_ADDRESS,fork,reuseaddr" "TCP:$(gateway_address)" 2>>"$LOG_DIR/load-balancer.log" &
@@ -193,11 +200,13 @@ main() {
 
   start_load_balancer
   start_pod_log_keeper
-  export GUIDEPOST_E2E_BASE_URL GUIDEPOST_E2E_ADMIN_TOKEN=$admin_token
+  export GUIDEPOST_E2E_BASE_URL GUIDEPOST_E2E_ADMIN_URL GUIDEPOST_E2E_ADMIN_TOKEN=$admin_token
   GUIDEPOST_E2E_BASE_URL=http://$(gateway_address)
+  GUIDEPOST_E2E_ADMIN_URL=http://$(gateway_admin_address)
   export GUIDEPOST_CLUSTER_HELM=$HELM GUIDEPOST_CLUSTER_KUBECTL=$KUBE_BIN/kubectl \
     GUIDEPOST_CLUSTER_RELEASE=$RELEASE GUIDEPOST_CLUSTER_NAMESPACE=$NAMESPACE GUIDEPOST_CLUSTER_CHART=$CHART \
-    GUIDEPOST_CLUSTER_UPGRADE_TAG=$tag-upgrade GUIDEPOST_CLUSTER_CLICKHOUSE_URL=$GUIDEPOST_CLICKHOUSE_URL/guidepost
+    GUIDEPOST_CLUSTER_UPGRADE_TAG=$tag-upgrade GUIDEPOST_CLUSTER_CLICKHOUSE_URL=$GUIDEPOST_CLICKHOUSE_URL/guidepost \
+    GUIDEPOST_CLUSTER_LOAD_BALANCER_URL=$(public_url)
   run_specs e2e-cluster
   run_specs cluster
 

@@ -36,8 +36,9 @@ matrix=(
   "keda-off-no-autoscaling|--set keda.enabled=false --set roles.ingestion.autoscaling.enabled=false --set roles.gateway.autoscaling.enabled=false"
   "existing-secret|--set secrets.existingSecret=guidepost-secrets"
   "ingress-on|--set ingress.enabled=true --set ingress.className=nginx --set ingress.tls[0].secretName=tls --set ingress.tls[0].hosts[0]=guidepost.example.com"
+  "admin-ingress-on|--set adminIngress.enabled=true --set adminIngress.className=internal --set adminIngress.tls[0].secretName=admin-tls --set adminIngress.tls[0].hosts[0]=guidepost-admin.example.com --set service.type=LoadBalancer"
   "network-policy-off|--set networkPolicy.enabled=false"
-  "everything-on|--set monitoring.serviceMonitor.enabled=true --set monitoring.prometheusRule.enabled=true --set monitoring.dashboards.enabled=true --set keda.enabled=true --set keda.authenticationRef=kafka-auth --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set config.kafkaNamespace=prod"
+  "everything-on|--set monitoring.serviceMonitor.enabled=true --set monitoring.prometheusRule.enabled=true --set monitoring.dashboards.enabled=true --set keda.enabled=true --set keda.authenticationRef=kafka-auth --set secrets.existingSecret=guidepost-secrets --set ingress.enabled=true --set adminIngress.enabled=true --set config.kafkaNamespace=prod"
 )
 
 rendered=$(mktemp -d)

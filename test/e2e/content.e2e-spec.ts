@@ -265,7 +265,7 @@ describe('admin content upserts', () => {
   });
 
   it('answers 401 without the admin token or with a wrong one', async () => {
-    const path = `${server().baseUrl}/admin/v1/accounts/${account.id}/flows`;
+    const path = `${server().adminUrl}/admin/v1/accounts/${account.id}/flows`;
     const body = JSON.stringify([{ id: 'sneaky', name: 'Sneaky' }]);
     const headers = { 'Content-Type': 'application/json' };
     await expectProblem(await fetch(path, { method: 'PUT', headers, body }), 401);

@@ -153,7 +153,7 @@ describe('experience kinds apart', () => {
   });
 
   it('refuses the admin upsert without the admin token', async () => {
-    const response = await fetch(`${server().baseUrl}/admin/v1/accounts/${account.id}/launchpads`, {
+    const response = await fetch(`${server().adminUrl}/admin/v1/accounts/${account.id}/launchpads`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify([{ id: 'x', name: 'X' }]),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   ADMIN_TOKEN_VARIABLE,
+  ADMIN_URL_VARIABLE,
   api,
   BASE_URL_VARIABLE,
   basicAuthorization,
@@ -206,11 +207,13 @@ export function handBuiltMultipart(
  * file its own copy of `process.env`, so other files are not affected.
  */
 export function useServer(address: ServerAddress): () => void {
-  const previous = { baseUrl: process.env[BASE_URL_VARIABLE], adminToken: process.env[ADMIN_TOKEN_VARIABLE] };
+  const previous = { baseUrl: process.env[BASE_URL_VARIABLE], adminUrl: process.env[ADMIN_URL_VARIABLE], adminToken: process.env[ADMIN_TOKEN_VARIABLE] };
   process.env[BASE_URL_VARIABLE] = address.baseUrl;
+  restoreVariable(ADMIN_URL_VARIABLE, address.adminUrl);
   process.env[ADMIN_TOKEN_VARIABLE] = address.adminToken;
   return () => {
     restoreVariable(BASE_URL_VARIABLE, previous.baseUrl);
+    restoreVariable(ADMIN_URL_VARIABLE, previous.adminUrl);
     restoreVariable(ADMIN_TOKEN_VARIABLE, previous.adminToken);
   };
 }

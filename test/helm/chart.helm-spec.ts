@@ -42,6 +42,7 @@ interface Container {
   command: string[];
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  ports?: { name: string; containerPort: number }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   resources?: { limits?: Labels; requests?: Labels };
@@ -66,12 +67,24 @@ interface Peer {
   podSelector?: { matchLabels?: Labels };
   namespaceSelector?: { matchLabels?: Labels };
 }
+interface ServicePort {
+  name: string;
+  port: number;
+  targetPort: string | number;
+}
+interface IngressPath {
+  path: string;
+  pathType: string;
+  backend: { service: { name: string; port: { name?: string; number?: number } } };
+}
 interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: Meta;
   data?: Labels;
   spec?: {
+    type?: string;
+    ports?: ServicePort[];
     replicas?: number;
     template?: { metadata?: Meta; spec: PodSpec };
     selector?: { matchLabels?: Labels };
@@ -86,7 +99,7 @@ interface K8sObject {
     triggers?: { type: string; metadata: Labels }[];
     endpoints?: { port: string; path: string; relabelings?: { sourceLabels?: string[]; targetLabel: string }[] }[];
     groups?: { name: string; rules: { alert: string; annotations: Labels; labels: Labels }[] }[];
-    rules?: { http: { paths: { backend: { service: { name: string } } }[] } }[];
+    rules?: { host?: string; http: { paths: IngressPath[] } }[];
   };
 }
 
@@ -285,6 +298,67 @@ describe('the Deployments', () => {
   });
 });
 
+/** The container port a Service port leads to (by name), in the Deployment of the pods it selects. */
+function containerPortBehind(objects: K8sObject[], service: K8sObject, servicePort: ServicePort): { role: string; name: string; containerPort: number } {
+  const role = (service.spec!.selector as Labels)['app.kubernetes.io/component'];
+  const [container] = named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers;
+  const port = container.ports?.find((candidate) => candidate.name === servicePort.targetPort);
+  if (!port) throw new Error(`${service.metadata.name}: port ${servicePort.name} leads to no container port named ${String(servicePort.targetPort)}`);
+  return { role, name: port.name, containerPort: port.containerPort };
+}
+
+const gatewayEnv = (objects: K8sObject[], name: string): string | undefined =>
+  named(objects, 'Deployment', `${FULLNAME}-gateway`).spec!.template!.spec.containers[0].env?.find((variable) => variable.name === name)?.value;
+
+describe('the public API and the admin API', () => {
+  it('the default Ingress routes /v2, /openapi.json and /docs only, to the gateway\'s public port: no /admin, no /metrics', () => {
+    for (const args of [['--set', 'ingress.enabled=true'], ['-f', path.join(CHART, 'values-production.yaml')]]) {
+      const objects = render(...args);
+      const paths = named(objects, 'Ingress', FULLNAME).spec!.rules!.flatMap((rule) => rule.http.paths);
+      expect(paths.map((entry) => entry.path)).toEqual(['/v2', '/openapi.json', '/docs']);
+      expect(paths.filter((entry) => /^\/(admin|metrics)/.test(entry.path) || entry.path === '/')).toEqual([]);
+      for (const entry of paths) expect(entry.backend.service).toEqual({ name: `${FULLNAME}-gateway`, port: { name: 'http' } });
+    }
+  });
+
+  it('the gateway\'s public Service leads only to the port that does not serve the admin API or /metrics', () => {
+    expect(source('libs/platform/config/src/config.schema.ts')).toMatch(/GUIDEPOST_ADMIN_PORT: Type\.Optional/);
+    const objects = render('--set', 'service.type=LoadBalancer');
+    const config = named(objects, 'ConfigMap', `${FULLNAME}-config`);
+    const publicService = named(objects, 'Service', `${FULLNAME}-gateway`);
+    expect(publicService.spec!.type).toBe('LoadBalancer');
+    expect(publicService.spec!.ports!.map((port) => containerPortBehind(objects, publicService, port))).toEqual([
+      { role: 'gateway', name: 'http', containerPort: Number(config.data!.GUIDEPOST_PORT) },
+    ]);
+    // The gateway serves the admin API and /metrics on another port (404 on GUIDEPOST_PORT).
+    expect(gatewayEnv(objects, 'GUIDEPOST_ADMIN_PORT')).toBe('9090');
+    expect(config.data!.GUIDEPOST_PORT).toBe('8080');
+  });
+
+  it('the admin API and the gateway\'s /metrics have a ClusterIP Service of their own, on GUIDEPOST_ADMIN_PORT', () => {
+    const objects = render('--set', 'service.type=LoadBalancer', '--set', 'service.adminPort=9191');
+    const adminService = named(objects, 'Service', `${FULLNAME}-gateway-admin`);
+    expect(adminService.spec!.type).toBe('ClusterIP');
+    expect(adminService.spec!.selector).toEqual(podLabels('gateway'));
+    expect(adminService.spec!.ports!.map((port) => ({ port: port.port, to: containerPortBehind(objects, adminService, port) }))).toEqual([
+      { port: 9191, to: { role: 'gateway', name: 'admin', containerPort: 9191 } },
+    ]);
+    expect(gatewayEnv(objects, 'GUIDEPOST_ADMIN_PORT')).toBe('9191');
+    // Only the gateway: the services serve their admin routes to the gateway on their HTTP port.
+    for (const role of ROLES.filter((role) => role !== 'gateway')) {
+      const [container] = named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers;
+      expect(container.env?.map((variable) => variable.name)).not.toContain('GUIDEPOST_ADMIN_PORT');
+      expect(container.ports?.map((port) => port.name)).toEqual(['http']);
+    }
+    expect(named(objects, 'ConfigMap', `${FULLNAME}-config`).data).not.toHaveProperty('GUIDEPOST_ADMIN_PORT');
+  });
+
+  it('refuses an admin port that is the HTTP port, and GUIDEPOST_ADMIN_PORT in config.extraEnv', () => {
+    expect(renderError('--set', 'service.adminPort=8080')).toContain("service.adminPort (8080) is service.port: the gateway's admin API needs a port of its own");
+    expect(renderError('--set', 'config.extraEnv.GUIDEPOST_ADMIN_PORT=9999')).toContain("invalid propertyName 'GUIDEPOST_ADMIN_PORT'");
+  });
+});
+
 describe('secrets', () => {
   it('never appear in a ConfigMap; the chart-made Secret holds them', () => {
     const objects = render(...withSecrets, '-f', path.join(CHART, 'values.yaml'));
@@ -326,11 +400,15 @@ describe('the NetworkPolicies', () => {
       expect(policy.spec!.podSelector!.matchLabels).toEqual(podLabels(role));
       expect(policy.spec!.policyTypes).toEqual(['Ingress']);
       const rules = policy.spec!.ingress!;
-      for (const rule of rules) expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
       const peers = rules.flatMap((rule) => rule.from ?? []);
       if (role === 'gateway') {
-        expect(rules.some((rule) => rule.from === undefined)).toBe(true);
+        // The public API is open; the admin port (admin API and /metrics) only to adminFrom (none) and Prometheus.
+        const [publicRule, adminRule, ...others] = rules;
+        expect(publicRule).toEqual({ ports: [{ port: 'http', protocol: 'TCP' }] });
+        expect(adminRule).toEqual({ ports: [{ port: 'admin', protocol: 'TCP' }], from: [prometheus] });
+        expect(others).toEqual([]);
       } else {
+        for (const rule of rules) expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
         expect(rules.every((rule) => rule.from !== undefined && rule.from.length > 0)).toBe(true);
         const podCallers = peers.filter((peer) => !peer.namespaceSelector).map((peer) => peer.podSelector!.matchLabels!['app.kubernetes.io/component']);
         expect(podCallers.sort()).toEqual(callersFromCode(role).sort());
@@ -340,10 +418,20 @@ describe('the NetworkPolicies', () => {
     }
   });
 
+  it('admit to the gateway\'s admin port only the peers named in values, never everyone', () => {
+    const adminRules = (...args: string[]) =>
+      named(render(...args), 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!.filter((rule) => rule.ports?.some((port) => port.port === 'admin'));
+    const controller = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-internal' } } };
+    const [rule] = adminRules('--set-json', `networkPolicy.adminFrom=${JSON.stringify([controller])}`);
+    expect(rule.from).toEqual([controller, expect.objectContaining({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } })]);
+    // No peer at all: no rule (a rule without `from` would admit every address).
+    expect(adminRules('--set-json', 'networkPolicy.metricsFrom=[]')).toEqual([]);
+  });
+
   it('restrict the gateway to the peers named in values', () => {
     const objects = render('-f', path.join(CHART, 'values-production.yaml'));
     const rules = named(objects, 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!;
-    expect(rules.every((rule) => rule.from !== undefined)).toBe(true);
+    expect(rules.every((rule) => rule.from !== undefined && rule.from.length > 0)).toBe(true);
     expect(rules[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
   });
 });
@@ -413,17 +501,37 @@ describe('options', () => {
     expect(new Set(backends)).toEqual(new Set([`${FULLNAME}-gateway`]));
   });
 
-  it('scrapes /metrics of every process with a ServiceMonitor', () => {
+  it('exposes the admin API on purpose only: an Ingress of its own to the admin Service, /admin and never /metrics', () => {
+    expect(ofKind(render('--set', 'ingress.enabled=true'), 'Ingress').map((ingress) => ingress.metadata.name)).toEqual([FULLNAME]);
+    const objects = render('--set', 'adminIngress.enabled=true', '--set', 'adminIngress.className=internal', '--set', 'adminIngress.hosts[0].host=admin.example.com');
+    const ingress = named(objects, 'Ingress', `${FULLNAME}-admin`);
+    expect(ingress.spec!.rules).toEqual([
+      {
+        host: 'admin.example.com',
+        http: { paths: [{ path: '/admin', pathType: 'Prefix', backend: { service: { name: `${FULLNAME}-gateway-admin`, port: { name: 'admin' } } } }] },
+      },
+    ]);
+    // Only the admin Ingress: the public one stays off unless asked for.
+    expect(ofKind(objects, 'Ingress')).toHaveLength(1);
+  });
+
+  it('scrapes /metrics of every process with a ServiceMonitor: the services on their HTTP port, the gateway on its admin port', () => {
     expect(ofKind(render(), 'ServiceMonitor')).toEqual([]);
     const objects = render('--set', 'monitoring.serviceMonitor.enabled=true');
     const monitor = named(objects, 'ServiceMonitor', FULLNAME);
-    expect(monitor.spec!.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
+    const endpoints = monitor.spec!.endpoints!;
+    expect(endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' }), expect.objectContaining({ port: 'admin', path: '/metrics' })]);
     const selected = ofKind(objects, 'Service').filter((service) => matches(monitor.spec!.selector!.matchLabels!, service.metadata.labels));
-    expect(selected.map((service) => service.metadata.name).sort()).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
+    const services = ROLES.filter((role) => role !== 'gateway').map((role) => `${FULLNAME}-${role}`);
+    expect(selected.map((service) => service.metadata.name).sort()).toEqual([...services, `${FULLNAME}-gateway-admin`].sort());
+    // Each selected Service is scraped through exactly one endpoint; the public gateway Service through none.
+    for (const service of selected) {
+      expect(endpoints.filter((endpoint) => service.spec!.ports!.some((port) => port.name === endpoint.port))).toHaveLength(1);
+    }
     // The dashboards and alerts select by guidepost_role, which the ServiceMonitor takes from each Service's component label.
-    expect(monitor.spec!.endpoints![0].relabelings).toEqual([
-      { sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'guidepost_role' },
-    ]);
+    for (const endpoint of endpoints) {
+      expect(endpoint.relabelings).toEqual([{ sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'guidepost_role' }]);
+    }
     expect(selected.map((service) => service.metadata.labels!['app.kubernetes.io/component']).sort()).toEqual([...ROLES].sort());
   });
 

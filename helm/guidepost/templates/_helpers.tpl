@@ -75,6 +75,11 @@ app.kubernetes.io/component: {{ . }}
 {{- end }}
 {{- end }}
 
+{{/* The label of the Services whose port serves /metrics, which the ServiceMonitor selects (not the gateway's public Service). */}}
+{{- define "guidepost.metricsLabel" -}}
+guidepost.io/metrics: "true"
+{{- end }}
+
 {{- define "guidepost.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
@@ -131,6 +136,9 @@ gateway Service's in-cluster URL. Never the process's own listen address, which 
 {{- end }}
 {{- if and (not (or $ingestion.autoscaling.enabled .Values.keda.enabled)) (gt (int $ingestion.replicas) $partitions) }}
 {{- fail (printf "roles.ingestion.replicas (%v) is above config.kafkaTopicPartitions (%v): a replica above the partition count gets no partition" $ingestion.replicas $partitions) }}
+{{- end }}
+{{- if eq (int .Values.service.adminPort) (int .Values.service.port) }}
+{{- fail (printf "service.adminPort (%v) is service.port: the gateway's admin API needs a port of its own" .Values.service.adminPort) }}
 {{- end }}
 {{- range $role, $spec := .Values.roles }}
 {{- with $spec.autoscaling }}

@@ -4,19 +4,24 @@ import { delay } from './server-process';
 /** Where the suite's server is; set by global-setup (or by whoever runs the suite against a deployment). */
 export interface ServerAddress {
   readonly baseUrl: string;
+  /** Where the admin API answers, when not at `baseUrl` (a gateway with `GUIDEPOST_ADMIN_PORT`). */
+  readonly adminUrl?: string;
   readonly adminToken: string;
 }
 
 export const BASE_URL_VARIABLE = 'GUIDEPOST_E2E_BASE_URL';
 export const ADMIN_TOKEN_VARIABLE = 'GUIDEPOST_E2E_ADMIN_TOKEN';
+/** Optional: the admin API's base URL when it is not the public one (the Helm chart's `<release>-gateway-admin`). */
+export const ADMIN_URL_VARIABLE = 'GUIDEPOST_E2E_ADMIN_URL';
 
-export function server(): ServerAddress {
+export function server(): Required<ServerAddress> {
   const baseUrl = process.env[BASE_URL_VARIABLE];
   const adminToken = process.env[ADMIN_TOKEN_VARIABLE];
   if (!baseUrl || !adminToken) {
     throw new Error(`${BASE_URL_VARIABLE} and ${ADMIN_TOKEN_VARIABLE} are not set: run through the e2e jest project`);
   }
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), adminToken };
+  const adminUrl = process.env[ADMIN_URL_VARIABLE] || baseUrl;
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), adminUrl: adminUrl.replace(/\/+$/, ''), adminToken };
 }
 
 /** An account with one API key, created through the admin API. */
@@ -30,10 +35,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Calls the admin API with the admin token; `body` is sent as JSON when given. */
 export function admin(method: HttpMethod, path: string, body?: unknown): Promise<Response> {
-  const { baseUrl, adminToken } = server();
+  const { adminUrl, adminToken } = server();
   const headers: Record<string, string> = { Authorization: `Bearer ${adminToken}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  return fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return fetch(`${adminUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
 export async function createAccount(name = `e2e ${randomUUID()}`): Promise<TestAccount> {

@@ -3,6 +3,7 @@ export {
   accountUrl,
   admin,
   ADMIN_TOKEN_VARIABLE,
+  ADMIN_URL_VARIABLE,
   api,
   BASE_URL_VARIABLE,
   basicAuthorization,
