@@ -66,6 +66,11 @@ interface PodSpec {
 interface Peer {
   podSelector?: { matchLabels?: Labels };
   namespaceSelector?: { matchLabels?: Labels };
+  ipBlock?: { cidr: string };
+}
+interface EgressRule {
+  to?: Peer[];
+  ports?: { port: number; protocol?: string }[];
 }
 interface ServicePort {
   name: string;
@@ -91,6 +96,7 @@ interface K8sObject {
     podSelector?: { matchLabels: Labels };
     policyTypes?: string[];
     ingress?: { from?: Peer[]; ports?: { port: string | number }[] }[];
+    egress?: EgressRule[];
     scaleTargetRef?: { name: string };
     minReplicaCount?: number;
     maxReplicaCount?: number;
@@ -398,7 +404,7 @@ describe('the NetworkPolicies', () => {
     for (const role of ROLES) {
       const policy = named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`);
       expect(policy.spec!.podSelector!.matchLabels).toEqual(podLabels(role));
-      expect(policy.spec!.policyTypes).toEqual(['Ingress']);
+      expect(policy.spec!.policyTypes).toContain('Ingress');
       const rules = policy.spec!.ingress!;
       const peers = rules.flatMap((rule) => rule.from ?? []);
       if (role === 'gateway') {
@@ -433,6 +439,84 @@ describe('the NetworkPolicies', () => {
     const rules = named(objects, 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!;
     expect(rules.every((rule) => rule.from !== undefined && rule.from.length > 0)).toBe(true);
     expect(rules[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
+  });
+});
+
+/** What each role connects to besides the others, from its main.ts: S3 (BlobModule), SMTP (MailModule), ClickHouse. */
+function storesFromCode(role: Role): string[] {
+  const main = source(`apps/${ENTRY[role]}/src/main.ts`);
+  const stores = ['dns', 'postgresql', 'kafka'];
+  if (requiredSettings(role).includes('GUIDEPOST_CLICKHOUSE_URL')) stores.push('clickhouse');
+  if (/\bBlobModule\b/.test(main)) stores.push('s3');
+  if (/\bMailModule\b/.test(main)) stores.push('smtp');
+  return stores;
+}
+
+/** The default ports of each egress destination (config.kafkaBrokers kafka:9092, config.s3Endpoint http://minio:9000). */
+const STORE_PORTS: Record<string, string> = { dns: '53/UDP 53/TCP', postgresql: '5432/TCP', kafka: '9092/TCP', clickhouse: '8123/TCP', s3: '9000/TCP', smtp: '587/TCP 465/TCP' };
+const portsOf = (rule: EgressRule): string => (rule.ports ?? []).map((port) => `${port.port}/${port.protocol ?? 'TCP'}`).join(' ');
+const egressOf = (objects: K8sObject[], name: string): EgressRule[] => named(objects, 'NetworkPolicy', name).spec!.egress ?? [];
+
+describe('the NetworkPolicies\' egress', () => {
+  it('lets each role reach only the roles it calls (from the code), DNS, PostgreSQL, Kafka and the stores its code uses', () => {
+    const objects = render();
+    expect(storesFromCode('ingestion')).toEqual(['dns', 'postgresql', 'kafka', 'clickhouse', 's3', 'smtp']);
+    expect(storesFromCode('gateway')).toEqual(['dns', 'postgresql', 'kafka']);
+    for (const role of ROLES) {
+      const policy = named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`);
+      expect(policy.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
+      const rules = policy.spec!.egress!;
+      // Never a rule without ports: with no `to` either, it would let the pods reach anything.
+      for (const rule of rules) expect(rule.ports?.length).toBeGreaterThan(0);
+      const callees = ROLES.filter((callee) => callersFromCode(callee).includes(role));
+      const stores = callees.length > 0 ? rules.slice(1) : rules;
+      if (callees.length > 0) {
+        expect(portsOf(rules[0])).toBe('8080/TCP');
+        expect(rules[0].to).toEqual(callees.map((callee) => ({ podSelector: { matchLabels: podLabels(callee) } })));
+      }
+      // The defaults name no addresses (any address, on the store's ports only): values narrow them.
+      expect(stores.map((rule) => ({ ports: portsOf(rule), to: rule.to }))).toEqual(storesFromCode(role).map((store) => ({ ports: STORE_PORTS[store], to: undefined })));
+    }
+    expect(ROLES.filter((role) => ROLES.some((callee) => callersFromCode(callee).includes(role))).sort()).toEqual(['gateway', 'profile', 'segment']);
+  });
+
+  it('takes each destination\'s peers and ports from values, and the Kafka and S3 ports from the configuration by default', () => {
+    const postgresql = { to: [{ ipBlock: { cidr: '10.0.5.0/24' } }], ports: [{ port: 6432, protocol: 'TCP' }] };
+    const extra = { to: [{ ipBlock: { cidr: '10.9.9.9/32' } }], ports: [{ port: 4317, protocol: 'TCP' }] };
+    const objects = render(
+      '--set-json', `networkPolicy.egress.postgresql=${JSON.stringify(postgresql)}`,
+      '--set-json', `networkPolicy.egress.extra=${JSON.stringify([extra])}`,
+      '--set', 'config.kafkaBrokers=kafka-0:9093\\,kafka-1:9094\\,kafka-2:9093',
+      '--set', 'config.s3Endpoint=https://s3.eu-west-1.amazonaws.com',
+    );
+    const rules = egressOf(objects, `${FULLNAME}-ingestion`);
+    expect(rules).toContainEqual(postgresql);
+    expect(rules[rules.length - 1]).toEqual(extra);
+    expect(rules.map(portsOf)).toEqual(expect.arrayContaining(['9093/TCP 9094/TCP', '443/TCP']));
+    expect(rules.map(portsOf)).not.toContain('5432/TCP');
+    const production = render('-f', path.join(CHART, 'values-production.yaml'));
+    for (const role of ROLES) for (const rule of egressOf(production, `${FULLNAME}-${role}`)) if (portsOf(rule) !== '443/TCP') expect(rule.to?.length).toBeGreaterThan(0);
+  });
+
+  it('keeps the migrations Job to DNS, PostgreSQL and ClickHouse, and lets nothing reach it', () => {
+    const objects = render(...withSecrets);
+    const job = named(objects, 'Job', `${FULLNAME}-migrations`);
+    const policy = named(objects, 'NetworkPolicy', `${FULLNAME}-migrations`);
+    expect(matches(policy.spec!.podSelector!.matchLabels, job.spec!.template!.metadata!.labels)).toBe(true);
+    expect(policy.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec!.ingress).toBeUndefined();
+    expect(policy.spec!.egress!.map(portsOf)).toEqual([STORE_PORTS.dns, STORE_PORTS.postgresql, STORE_PORTS.clickhouse]);
+    // The roles' policies do not select it.
+    for (const role of ROLES) expect(matches(named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`).spec!.podSelector!.matchLabels, job.spec!.template!.metadata!.labels)).toBe(false);
+  });
+
+  it('leaves egress open when networkPolicy.egress.enabled is false', () => {
+    const objects = render('--set', 'networkPolicy.egress.enabled=false');
+    for (const role of ROLES) {
+      expect(named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`).spec!.policyTypes).toEqual(['Ingress']);
+      expect(egressOf(objects, `${FULLNAME}-${role}`)).toEqual([]);
+    }
+    expect(ofKind(objects, 'NetworkPolicy').map((policy) => policy.metadata.name)).not.toContain(`${FULLNAME}-migrations`);
   });
 });
 

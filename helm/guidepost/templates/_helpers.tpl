@@ -39,6 +39,57 @@ profile service creates jobs in the ingestion service's registry.
 {{- end }}
 
 {{/*
+What each role connects to besides DNS, PostgreSQL, Kafka and the roles it calls (apps/<app>/src/main.ts:
+BlobModule is S3, MailModule SMTP, GUIDEPOST_CLICKHOUSE_URL the event store): its NetworkPolicy's egress.
+*/}}
+{{- define "guidepost.stores" -}}
+{{- get (dict "segment" "s3" "ingestion" "clickhouse s3 smtp") . }}
+{{- end }}
+
+{{/* The roles `role` calls: those whose callers name it. */}}
+{{- define "guidepost.callees" -}}
+{{- $callees := list }}
+{{- range $callee := splitList " " (include "guidepost.roleOrder" .root) }}
+{{- if has $.role (splitList " " (include "guidepost.callers" $callee)) }}{{ $callees = append $callees $callee }}{{ end }}
+{{- end }}
+{{- join " " $callees }}
+{{- end }}
+
+{{/*
+The ports of an egress destination (networkPolicy.egress.<name>): its own, else (Kafka, S3) those of
+the configuration: each broker's of config.kafkaBrokers, config.s3Endpoint's (443 or 80 by default).
+*/}}
+{{- define "guidepost.egressPorts" -}}
+{{- $spec := get .root.Values.networkPolicy.egress .name }}
+{{- $ports := list }}
+{{- if $spec.ports }}
+{{- $ports = $spec.ports }}
+{{- else if eq .name "kafka" }}
+{{- range $broker := splitList "," .root.Values.config.kafkaBrokers }}
+{{- $ports = append $ports (dict "port" (int (regexFind "[0-9]+$" (trim $broker))) "protocol" "TCP") }}
+{{- end }}
+{{- else if eq .name "s3" }}
+{{- $url := urlParse .root.Values.config.s3Endpoint }}
+{{- $port := trimPrefix ":" (regexFind ":[0-9]+$" $url.host) | default (ternary "443" "80" (eq $url.scheme "https")) }}
+{{- $ports = list (dict "port" (int $port) "protocol" "TCP") }}
+{{- else }}
+{{- fail (printf "networkPolicy.egress.%s.ports is empty: name the ports" .name) }}
+{{- end }}
+{{- toYaml (uniq $ports) }}
+{{- end }}
+
+{{/* One egress rule of the NetworkPolicies: networkPolicy.egress.<name>'s peers (any address when none) on its ports. */}}
+{{- define "guidepost.egressRule" -}}
+# {{ .name }}
+- ports:
+    {{- include "guidepost.egressPorts" . | nindent 4 }}
+  {{- with (get .root.Values.networkPolicy.egress .name).to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+
+{{/*
 The ingestion service's Kafka subscriptions, "<contract topic> <consumer group>" per line: the topics
 of libs/contracts/events and the groups of the `*.consumer.ts` files of libs/ingestion and
 libs/platform/mail (the chart test checks them against the code). Kafka names are prefixed with
