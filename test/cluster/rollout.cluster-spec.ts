@@ -27,6 +27,15 @@ async function releasePods(): Promise<PodList['items']> {
   return (JSON.parse(stdout) as PodList).items;
 }
 
+/** The tokens of the chart-made Secret in the cluster (base64, as stored). */
+async function releaseTokens(): Promise<Record<string, string | undefined>> {
+  const { stdout } = await run(release('GUIDEPOST_CLUSTER_KUBECTL'), [
+    'get', 'secret', `${release('GUIDEPOST_CLUSTER_RELEASE')}-secrets`, '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'), '--output', 'json',
+  ]);
+  const { data } = JSON.parse(stdout) as { data: Record<string, string> };
+  return { GUIDEPOST_ADMIN_TOKEN: data['GUIDEPOST_ADMIN_TOKEN'], GUIDEPOST_INTERNAL_TOKEN: data['GUIDEPOST_INTERNAL_TOKEN'] };
+}
+
 async function helmUpgrade(tag: string): Promise<void> {
   await run(
     release('GUIDEPOST_CLUSTER_HELM'),
@@ -55,9 +64,12 @@ function delay(ms: number): Promise<void> {
 }
 
 describe('helm upgrade of the release to a new image tag', () => {
-  it('replaces every pod while a tracking load gets only 200s, and every acknowledged event is then in history', async () => {
+  it('replaces every pod while a tracking load gets only 200s, keeps the generated tokens, and every acknowledged event is then in history', async () => {
     const tag = release('GUIDEPOST_CLUSTER_UPGRADE_TAG');
     const before = new Set((await releasePods()).map((pod) => pod.metadata.name));
+    // scripts/cluster/test.sh gives the admin token; the install generated the internal one.
+    const tokens = await releaseTokens();
+    expect(Buffer.from(tokens.GUIDEPOST_INTERNAL_TOKEN ?? '', 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
     const account = await createAccount();
     const tracker = new Tracker(account);
     const load = tracker.run(LOAD_CLIENTS, LOAD_PAUSE_MS);
@@ -71,6 +83,9 @@ describe('helm upgrade of the release to a new image tag', () => {
       await load;
     }
 
+    // The upgrade's render found the Secret (lookup) and kept both tokens: the old pods and the new
+    // ones, side by side during the rollout, present the same internal token to each other.
+    expect(await releaseTokens()).toEqual(tokens);
     const after = await releasePods();
     expect(after.length).toBeGreaterThan(0);
     expect(after.flatMap((pod) => pod.spec.containers.map((container) => container.image)).filter((image) => !image.endsWith(`:${tag}`))).toEqual([]);

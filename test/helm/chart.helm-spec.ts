@@ -1,8 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import * as contractEvents from '@guidepost/contracts-events';
 import { ALL_TOPICS, type Topic } from '@guidepost/contracts-events';
+import { type FakeCluster, startFakeCluster } from './fake-cluster';
 
 /*
  * The Helm chart (helm/guidepost), rendered with the real helm and checked as a reviewer would by
@@ -131,19 +134,48 @@ function installTools(): Tools {
   return { helm, python: path.join(path.dirname(validate), 'python') };
 }
 
-function helmTemplate(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(tools.helm, ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, ...args], { encoding: 'utf8' });
+function helmTemplate(args: readonly string[], chart = CHART): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(tools.helm, ['template', RELEASE, chart, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, ...args], { encoding: 'utf8' });
+}
+
+function parseManifests(text: string): K8sObject[] {
+  const parsed = spawnSync(tools.python, ['-c', 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)'], {
+    input: text,
+    encoding: 'utf8',
+  });
+  if (parsed.status !== 0) throw new Error(`the rendering is not YAML:\n${parsed.stderr}`);
+  return JSON.parse(parsed.stdout) as K8sObject[];
 }
 
 function render(...args: string[]): K8sObject[] {
   const result = helmTemplate(args);
   if (result.status !== 0) throw new Error(`helm template ${args.join(' ')} failed:\n${result.stderr}`);
-  const parsed = spawnSync(tools.python, ['-c', 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)'], {
-    input: result.stdout,
-    encoding: 'utf8',
-  });
-  if (parsed.status !== 0) throw new Error(`the rendering is not YAML:\n${parsed.stderr}`);
-  return JSON.parse(parsed.stdout) as K8sObject[];
+  return parseManifests(result.stdout);
+}
+
+/** A render whose `lookup`s ask `cluster` (`--dry-run=server`), as helm install and upgrade do a real one. */
+async function renderSeeing(cluster: FakeCluster, ...args: string[]): Promise<K8sObject[]> {
+  const helmArgs = ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, '--dry-run=server', '--kubeconfig', cluster.kubeconfig, ...args];
+  const { stdout } = await promisify(execFile)(tools.helm, helmArgs, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return parseManifests(stdout);
+}
+
+/** NOTES.txt as helm install would print it (helm template prints no notes: rendered here through a ConfigMap in a copy of the chart). */
+function renderNotes(...args: string[]): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'guidepost-notes-'));
+  try {
+    const chart = path.join(folder, 'guidepost');
+    cpSync(CHART, chart, { recursive: true });
+    const notes = readFileSync(path.join(chart, 'templates/NOTES.txt'), 'utf8');
+    rmSync(path.join(chart, 'templates/NOTES.txt'));
+    writeFileSync(path.join(chart, 'templates/_notes-probe.tpl'), `{{- define "guidepost.notesProbe" -}}\n${notes}\n{{- end }}\n`);
+    writeFileSync(path.join(chart, 'templates/notes-probe.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes-probe\ndata:\n  notes: {{ include "guidepost.notesProbe" . | quote }}\n');
+    const result = helmTemplate(['--show-only', 'templates/notes-probe.yaml', ...args], chart);
+    if (result.status !== 0) throw new Error(`NOTES.txt does not render:\n${result.stderr}`);
+    return parseManifests(result.stdout)[0].data!.notes;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 function renderError(...args: string[]): string {
@@ -389,6 +421,54 @@ describe('secrets', () => {
       (container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.name] : [])),
     );
     expect(new Set(refs)).toEqual(new Set(['my-secrets']));
+  });
+
+  it('hold no token a render that cannot see the cluster (helm template, GitOps) would make anew each time: every such render is the same', () => {
+    const first = helmTemplate([]);
+    expect(first.status).toBe(0);
+    expect(helmTemplate([]).stdout).toBe(first.stdout);
+    const secret = named(parseManifests(first.stdout), 'Secret', `${FULLNAME}-secrets`);
+    expect(Object.keys(secret.data ?? {})).not.toEqual(expect.arrayContaining(['GUIDEPOST_ADMIN_TOKEN']));
+    expect(Object.keys(secret.data ?? {})).not.toEqual(expect.arrayContaining(['GUIDEPOST_INTERNAL_TOKEN']));
+    // The operator is told what to set; not when the tokens are given, or the Secret is theirs.
+    expect(renderNotes()).toContain('secrets.adminToken (GUIDEPOST_ADMIN_TOKEN), secrets.internalToken (GUIDEPOST_INTERNAL_TOKEN) are left out');
+    expect(renderNotes(...withSecrets)).not.toContain('left out');
+    expect(renderNotes('--set', 'secrets.existingSecret=mine')).not.toContain('left out');
+    expect(renderNotes()).toContain(`port-forward svc/${FULLNAME}-gateway-admin 9090:9090`);
+  });
+
+  it('generate both tokens in the render of the first install, which sees the cluster and no Secret there yet', async () => {
+    const cluster = await startFakeCluster(NAMESPACE, {});
+    try {
+      const tokens = async (): Promise<Labels> => named(await renderSeeing(cluster), 'Secret', `${FULLNAME}-secrets`).data!;
+      const [first, second] = [await tokens(), await tokens()];
+      for (const data of [first, second]) {
+        expect(Buffer.from(data.GUIDEPOST_ADMIN_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+        expect(Buffer.from(data.GUIDEPOST_INTERNAL_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+      }
+      // Each first install its own tokens.
+      expect(second.GUIDEPOST_INTERNAL_TOKEN).not.toBe(first.GUIDEPOST_INTERNAL_TOKEN);
+      expect(cluster.requests).toContain(`GET /api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-secrets`);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('keep the tokens of the Secret in the cluster in every later render (helm upgrade, --dry-run=server), values winning over them', async () => {
+    const kept = {
+      GUIDEPOST_ADMIN_TOKEN: Buffer.from('kept-admin-token-0123456789').toString('base64'),
+      GUIDEPOST_INTERNAL_TOKEN: Buffer.from('kept-internal-token-0123456789abcdef').toString('base64'),
+    };
+    const cluster = await startFakeCluster(NAMESPACE, { [`${FULLNAME}-secrets`]: { ...kept, GUIDEPOST_DATABASE_URL: Buffer.from('postgresql://old').toString('base64') } });
+    try {
+      for (let render = 0; render < 2; render += 1) {
+        expect(named(await renderSeeing(cluster), 'Secret', `${FULLNAME}-secrets`).data).toEqual(kept);
+      }
+      const given = named(await renderSeeing(cluster, '--set-string', 'secrets.adminToken=given-admin-token-0123456789'), 'Secret', `${FULLNAME}-secrets`).data!;
+      expect(given).toEqual({ ...kept, GUIDEPOST_ADMIN_TOKEN: Buffer.from('given-admin-token-0123456789').toString('base64') });
+    } finally {
+      await cluster.close();
+    }
   });
 
   it('refuse a secret setting in config.extraEnv', () => {

@@ -139,6 +139,26 @@ guidepost.io/metrics: "true"
 {{- default (printf "%s-secrets" (include "guidepost.fullname" .)) .Values.secrets.existingSecret }}
 {{- end }}
 
+{{/*
+"true" when the render sees the cluster (helm install and upgrade, --dry-run=server), "" when it does
+not (helm template, helm lint, a GitOps tool rendering with helm template): there `lookup` answers
+nothing at all, while in a cluster a list of the release namespace's Secrets, which Helm itself needs
+to read, always has its `kind`.
+*/}}
+{{- define "guidepost.seesCluster" -}}
+{{- if hasKey (lookup "v1" "Secret" .Release.Namespace "") "kind" }}true{{ end }}
+{{- end }}
+
+{{/* The tokens a chart-made Secret lacks: not in values, not in the cluster, and not generated (a render that cannot see the cluster). */}}
+{{- define "guidepost.tokensLeftOut" -}}
+{{- $existing := (lookup "v1" "Secret" .Release.Namespace (include "guidepost.secretName" .)).data | default dict }}
+{{- $left := list }}
+{{- range $key, $setting := dict "adminToken" "GUIDEPOST_ADMIN_TOKEN" "internalToken" "GUIDEPOST_INTERNAL_TOKEN" }}
+{{- if not (or (get $.Values.secrets $key) (hasKey $existing $setting)) }}{{ $left = append $left (printf "secrets.%s (%s)" $key $setting) }}{{ end }}
+{{- end }}
+{{- if not (include "guidepost.seesCluster" .) }}{{ join ", " $left }}{{ end }}
+{{- end }}
+
 {{- define "guidepost.configMapName" -}}
 {{- printf "%s-config" (include "guidepost.fullname" .) }}
 {{- end }}
