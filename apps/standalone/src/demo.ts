@@ -9,12 +9,12 @@ export interface DemoCredentials {
 }
 
 /**
- * Seeds the demo account (`GUIDEPOST_DEMO=true`) through the admin API, the same path the CLI takes.
- * Content upserts are idempotent; a new API key is issued at every start because secrets are only
- * ever shown once.
+ * Seeds the demo account (`GUIDEPOST_DEMO=true`) through the admin API, the same path the CLI takes,
+ * with `send` (`inProcessFetch`). Content upserts are idempotent; a new API key is issued at every
+ * start because secrets are only ever shown once.
  */
-export async function seedDemoAccount(baseUrl: string, adminToken: string): Promise<DemoCredentials> {
-  const admin = new AdminClient(baseUrl, adminToken);
+export async function seedDemoAccount(baseUrl: string, adminToken: string, send: typeof fetch): Promise<DemoCredentials> {
+  const admin = new AdminClient(baseUrl, adminToken, send);
   try {
     await admin.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo' });
   } catch (error) {

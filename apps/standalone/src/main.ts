@@ -7,6 +7,7 @@ import { type EmbeddedClickHouse, startEmbeddedClickHouse } from '@guidepost/pla
 import { startEmbeddedPostgres } from '@guidepost/platform-database';
 import { assertPortAvailable, createHttpApplication, runHost, stopGracefullyOnSignals } from '@guidepost/platform-host';
 import { seedDemoAccount } from './demo';
+import { inProcessFetch } from './in-process-fetch';
 import { withLocalSecrets } from './local-secrets';
 import { StandaloneModule } from './standalone.module';
 
@@ -36,7 +37,7 @@ runHost('Guidepost', async () => {
     await stores.stop();
     throw error;
   }
-  await announce(config, adminTokenGenerated);
+  await announce(app, config, adminTokenGenerated);
 });
 
 interface EmbeddedStores {
@@ -68,13 +69,13 @@ async function startEmbeddedStores(config: AppConfig): Promise<EmbeddedStores> {
   };
 }
 
-async function announce(config: AppConfig, adminTokenGenerated: boolean): Promise<void> {
+async function announce(app: NestFastifyApplication, config: AppConfig, adminTokenGenerated: boolean): Promise<void> {
   const lines = [`Guidepost is serving the API at ${config.publicUrl}`, `OpenAPI document: ${config.publicUrl}/openapi.json`];
   if (adminTokenGenerated) {
     lines.push(`Admin token (generated, kept in ${config.dataDir}/secrets.json): ${config.adminToken}`);
   }
   if (config.demo) {
-    const demo = await seedDemoAccount(config.publicUrl, config.adminToken!);
+    const demo = await seedDemoAccount(config.publicUrl, config.adminToken!, inProcessFetch(app));
     lines.push(
       `Demo account '${demo.accountId}': key ${demo.key} secret ${demo.secret}`,
       `  curl -u ${demo.key}:${demo.secret} ${config.publicUrl}/v2/accounts/${demo.accountId}/flows`,

@@ -28,7 +28,8 @@ export class AdminApiError extends Error {
 
 /**
  * Typed client of the admin API (`/admin/v1`), authenticated with the admin Bearer token. Used by the
- * CLI and by anything that seeds accounts and content (demo, tests).
+ * CLI and by anything that seeds accounts and content (demo, tests). Requests go through `send`: the
+ * network's `fetch`, or another that answers the same way (the standalone demo seed's, in process).
  */
 export class AdminClient {
   private readonly baseUrl: string;
@@ -36,6 +37,7 @@ export class AdminClient {
   constructor(
     baseUrl: string,
     private readonly token: string,
+    private readonly send: typeof fetch = fetch,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
@@ -100,7 +102,7 @@ export class AdminClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      response = await this.send(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (error) {
       throw new Error(`cannot reach ${this.baseUrl}: ${describeNetworkError(error)}`, { cause: error });
     }
