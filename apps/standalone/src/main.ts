@@ -5,7 +5,7 @@ import { GatewayHttpHooks } from '@guidepost/gateway';
 import { type AppConfig, loadConfig } from '@guidepost/platform-config';
 import { type EmbeddedClickHouse, startEmbeddedClickHouse } from '@guidepost/platform-chdb-server';
 import { startEmbeddedPostgres } from '@guidepost/platform-database';
-import { assertPortAvailable, createHttpApplication, runHost, stopGracefullyOnSignals } from '@guidepost/platform-host';
+import { assertPortAvailable, createHttpApplication, runHost, ServedCertificate, stopGracefullyOnSignals } from '@guidepost/platform-host';
 import { seedDemoAccount } from './demo';
 import { inProcessFetch } from './in-process-fetch';
 import { withLocalSecrets } from './local-secrets';
@@ -21,15 +21,17 @@ runHost('Guidepost', async () => {
   const loaded = loadConfig();
   // Before anything is started that would have to be undone.
   await assertPortAvailable(loaded.host, loaded.port);
+  const certificate = loaded.tls && (await ServedCertificate.load(loaded.tls));
   const { config: configured, adminTokenGenerated } = await withLocalSecrets(loaded);
   const stores = await startEmbeddedStores(configured);
   const config = configured.with({ databaseUrl: stores.databaseUrl, clickhouseUrl: stores.clickhouseUrl });
 
   let app: NestFastifyApplication | undefined;
   try {
-    app = await createHttpApplication(StandaloneModule.forRoot(config), config, (created) =>
-      created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
-    );
+    app = await createHttpApplication(StandaloneModule.forRoot(config), config, {
+      certificate,
+      beforeInit: (created) => created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
+    });
     stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs, afterApplication: () => stores.stop() });
     await app.listen(config.port, config.host);
   } catch (error) {

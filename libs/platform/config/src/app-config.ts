@@ -16,6 +16,16 @@ export interface S3Settings {
   readonly waitLimitMs: number;
 }
 
+/** The certificate and key files the API is served with over HTTPS. */
+export interface TlsSettings {
+  /** Absolute path of the PEM certificate, its chain after it. */
+  readonly certFile: string;
+  /** Absolute path of its PEM private key. */
+  readonly keyFile: string;
+  /** How often both are read again, to serve a renewed pair (ms). */
+  readonly reloadIntervalMs: number;
+}
+
 export interface AnalyticsSettings {
   /** Most rows a query answers. */
   readonly maxRows: number;
@@ -36,6 +46,8 @@ export class AppConfig {
   /** The admin API's and `/metrics`' own port; unset, the HTTP port serves them with everything else. */
   readonly adminPort: number | undefined;
   readonly dataDir: string;
+  /** HTTPS instead of HTTP when set (`GUIDEPOST_TLS_*`). */
+  readonly tls: TlsSettings | undefined;
   /** `GUIDEPOST_PUBLIC_URL` as given; see `publicUrl` for the effective base. */
   readonly explicitPublicUrl: string | undefined;
   readonly databaseUrl: string | undefined;
@@ -93,6 +105,10 @@ export class AppConfig {
     this.port = env.GUIDEPOST_PORT;
     this.adminPort = env.GUIDEPOST_ADMIN_PORT;
     this.dataDir = resolve(env.GUIDEPOST_DATA_DIR);
+    this.tls =
+      env.GUIDEPOST_TLS_CERT_FILE && env.GUIDEPOST_TLS_KEY_FILE
+        ? { certFile: resolve(env.GUIDEPOST_TLS_CERT_FILE), keyFile: resolve(env.GUIDEPOST_TLS_KEY_FILE), reloadIntervalMs: env.GUIDEPOST_TLS_RELOAD_INTERVAL_MS }
+        : undefined;
     this.explicitPublicUrl = env.GUIDEPOST_PUBLIC_URL;
     this.databaseUrl = env.GUIDEPOST_DATABASE_URL;
     this.clickhouseUrl = env.GUIDEPOST_CLICKHOUSE_URL;
@@ -152,11 +168,11 @@ export class AppConfig {
   /**
    * Absolute base URL of the public API (no trailing slash), used in `url`, `job_url` and download
    * links: `GUIDEPOST_PUBLIC_URL` when set (behind a proxy or ingress), else the address this process
-   * listens on.
+   * listens on, with the scheme it serves.
    */
   get publicUrl(): string {
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
-    return this.explicitPublicUrl ?? `http://${host}:${this.port}`;
+    return this.explicitPublicUrl ?? `${this.tls ? 'https' : 'http'}://${host}:${this.port}`;
   }
 
   /** A copy with some settings replaced; used by hosts that fill in generated values (admin token, secrets). */

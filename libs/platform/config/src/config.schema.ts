@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 export const EnvironmentSchema = Type.Object({
   GUIDEPOST_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the HTTP server binds to (`0.0.0.0` in containers)' }),
-  GUIDEPOST_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080, description: 'HTTP port' }),
+  GUIDEPOST_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080, description: 'Port the API is served on (HTTP, or HTTPS with GUIDEPOST_TLS_CERT_FILE)' }),
   GUIDEPOST_ADMIN_PORT: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -15,9 +15,24 @@ export const EnvironmentSchema = Type.Object({
         'The gateway\'s port for the admin API and `/metrics`, so that they can be kept off the public network: GUIDEPOST_PORT then answers neither (404, as an unknown route) and this port answers only them and the health probes (the Helm chart sets it). Other processes ignore it and serve everything on GUIDEPOST_PORT',
     }),
   ),
+  GUIDEPOST_TLS_CERT_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'PEM certificate (the chain after it) to serve HTTPS with, plain HTTP being refused: the standalone server, or a gateway with no TLS ingress in front. Set with GUIDEPOST_TLS_KEY_FILE; a renewed pair is served to new connections without a restart',
+    }),
+  ),
+  GUIDEPOST_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key (unencrypted) of GUIDEPOST_TLS_CERT_FILE' })),
+  GUIDEPOST_TLS_RELOAD_INTERVAL_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 60 * 60 * 1000,
+    default: 10_000,
+    description:
+      'How often the certificate and key files are read again (ms); a changed pair is served to new connections, one that is half written or whose key does not match is not (the server keeps the pair it has and logs why)',
+  }),
   GUIDEPOST_DATA_DIR: Type.String({ default: '.guidepost', description: 'Folder for embedded PostgreSQL, blobs and generated secrets' }),
   GUIDEPOST_PUBLIC_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url`, `job_url` and download links (set it behind a proxy); derived from the request when unset' }),
+    Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base URL used in `url`, `job_url` and download links (set it behind a proxy); when unset, the address the server listens on (`https://` with GUIDEPOST_TLS_CERT_FILE)' }),
   ),
   GUIDEPOST_DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection string; the standalone shape starts an embedded server when unset' }),

@@ -48,5 +48,8 @@ function problemsBetweenSettings(env: Environment): string[] {
       if (!env[name]) problems.push(`${name}: is required with GUIDEPOST_S3_ENDPOINT`);
     }
   }
+  // A certificate without its key (or the reverse) would serve neither HTTPS nor, silently, HTTP.
+  if (env.GUIDEPOST_TLS_CERT_FILE && !env.GUIDEPOST_TLS_KEY_FILE) problems.push('GUIDEPOST_TLS_KEY_FILE: is required with GUIDEPOST_TLS_CERT_FILE');
+  if (env.GUIDEPOST_TLS_KEY_FILE && !env.GUIDEPOST_TLS_CERT_FILE) problems.push('GUIDEPOST_TLS_CERT_FILE: is required with GUIDEPOST_TLS_KEY_FILE');
   return problems;
 }

@@ -43,17 +43,15 @@ interface Ports {
  * which refuse a request without credentials before any route runs.
  */
 async function started(adminPort: number | undefined, authenticate = false): Promise<Ports> {
-  const app = await createHttpApplication(
-    { module: TestModule },
-    config,
-    (created) => {
+  const app = await createHttpApplication({ module: TestModule }, config, {
+    adminPort,
+    beforeInit: (created) => {
       if (!authenticate) return;
       created.getHttpAdapter().getInstance().addHook('onRequest', (request, _reply, done) => {
         done(request.headers.authorization === 'Bearer good' ? undefined : new DomainError('unauthenticated', 'credentials required'));
       });
     },
-    { adminPort },
-  );
+  });
   await listen(app, config);
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, http: port, admin: adminAddressOf(app)?.port };

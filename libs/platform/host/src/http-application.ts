@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Server as TlsServer } from 'node:tls';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -7,11 +8,7 @@ import type { AppConfig } from '@guidepost/platform-config';
 import { configureHttpServer, fastifyAdapterOptions } from '@guidepost/platform-http';
 import { AdminPort } from './admin-port';
 import { ShutdownReadiness } from './graceful-shutdown';
-
-export interface HttpApplicationOptions {
-  /** A port of their own for the admin API and `/metrics` (the gateway's `GUIDEPOST_ADMIN_PORT`). */
-  readonly adminPort?: number;
-}
+import type { ServedCertificate } from './served-certificate';
 
 /** The admin port of each application that has one (`GUIDEPOST_ADMIN_PORT`), opened by `listen`. */
 const adminPorts = new WeakMap<NestFastifyApplication, AdminPort>();
@@ -24,12 +21,21 @@ class HostModule {
   }
 }
 
+export interface HttpApplicationOptions {
+  /** Runs before routes are registered (Fastify hooks such as the gateway's go there). */
+  readonly beforeInit?: (app: NestFastifyApplication) => void;
+  /** Serve HTTPS with this certificate, renewed while the application runs; plain HTTP otherwise. */
+  readonly certificate?: ServedCertificate;
+  /**
+   * A port of their own for the admin API and `/metrics` (the gateway's `GUIDEPOST_ADMIN_PORT`,
+   * `AdminPort`), served by the same server; open both ports with `listen`.
+   */
+  readonly adminPort?: number;
+}
+
 /**
  * Creates a host's Nest application on Fastify with the platform's HTTP conventions applied. Nest's
  * own body parsers stay off: the platform registers exactly the content types the API accepts.
- * `beforeInit` runs before routes are registered (Fastify hooks such as the gateway's go there).
- * With `options.adminPort`, the admin API and `/metrics` are served on that port only (`AdminPort`);
- * open both ports with `listen`.
  *
  * A failure while the modules start is rethrown to the host (which prints one line) rather than
  * logged with its stack by Nest, whose buffered start-up logs are printed only once the structured
@@ -39,25 +45,30 @@ class HostModule {
 export async function createHttpApplication(
   rootModule: DynamicModule,
   config: AppConfig,
-  beforeInit?: (app: NestFastifyApplication) => void,
-  options: HttpApplicationOptions = {},
+  { beforeInit, certificate, adminPort }: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const shutdown = new ShutdownReadiness();
-  const app = await NestFactory.create<NestFastifyApplication>(
-    HostModule.around(rootModule, shutdown),
-    new FastifyAdapter({ ...fastifyAdapterOptions(config), return503OnClosing: false }),
-    { bodyParser: false, bufferLogs: true, autoFlushLogs: false, abortOnError: false },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(HostModule.around(rootModule, shutdown), fastifyAdapter(config, certificate), {
+    bodyParser: false,
+    bufferLogs: true,
+    autoFlushLogs: false,
+    abortOnError: false,
+  });
   app.useLogger(app.get(PinoLogger));
   app.flushLogs();
   await configureHttpServer(app, config);
-  if (options.adminPort !== undefined) {
+  const fastify = app.getHttpAdapter().getInstance();
+  if (adminPort !== undefined) {
     // After the first check of every path, before any authentication (`beforeInit`).
-    const adminPort = new AdminPort(options.adminPort);
-    adminPort.install(app.getHttpAdapter().getInstance());
-    adminPorts.set(app, adminPort);
+    const port = new AdminPort(adminPort);
+    port.install(fastify);
+    adminPorts.set(app, port);
   }
-  shutdown.install(app.getHttpAdapter().getInstance());
+  shutdown.install(fastify);
+  if (certificate) {
+    certificate.renewOn(tlsServerOf(app));
+    fastify.addHook('onClose', () => certificate.stop());
+  }
   beforeInit?.(app);
   await app.init();
   return app;
@@ -72,4 +83,19 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
 /** Where the application's admin port listens, when it has one and it is open. */
 export function adminAddressOf(app: NestFastifyApplication): { port: number } | undefined {
   return adminPorts.get(app)?.address();
+}
+
+function fastifyAdapter(config: AppConfig, certificate: ServedCertificate | undefined): FastifyAdapter {
+  const options = { ...fastifyAdapterOptions(config), return503OnClosing: false };
+  if (!certificate) return new FastifyAdapter(options);
+  // Fastify hands `https` to `https.createServer` instead of `http`, so the HTTP server's own limits
+  // (header size, header and request timeouts) must come with the certificate or be lost.
+  return new FastifyAdapter({ ...options, https: { ...options.http, ...certificate.pair } });
+}
+
+/** The server Fastify made from the `https` options, which Nest types as the plain HTTP server it makes by default. */
+function tlsServerOf(app: NestFastifyApplication): TlsServer {
+  const server: unknown = app.getHttpServer();
+  if (server instanceof TlsServer) return server;
+  throw new Error('the HTTP server was made without TLS');
 }

@@ -4,3 +4,4 @@ export { runHost, stopGracefullyOnSignals } from './process-lifecycle';
 export { globalProviders } from './global-providers';
 export { runServiceHost, type RequiredSetting, type ServiceHostDefinition } from './service-host';
 export { assertPortAvailable, startupFailureLine } from './startup-failure';
+export { ServedCertificate } from './served-certificate';

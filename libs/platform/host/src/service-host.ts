@@ -8,6 +8,7 @@ import { InternalCallerHooks, PlatformHttpModule } from '@guidepost/platform-htt
 import { ObservabilityModule } from '@guidepost/platform-observability';
 import { createHttpApplication, listen } from './http-application';
 import { runHost, stopGracefullyOnSignals } from './process-lifecycle';
+import { ServedCertificate } from './served-certificate';
 import { assertPortAvailable } from './startup-failure';
 
 /** A setting a host cannot run without, by its environment variable. */
@@ -86,16 +87,16 @@ async function serve(definition: ServiceHostDefinition, config: AppConfig): Prom
   // Only the gateway has an admin port: it calls the services' admin routes on their HTTP port.
   const adminPort = definition.publicFacing ? config.adminPort : undefined;
   if (adminPort !== undefined) await assertPortAvailable(config.host, adminPort);
-  const root = ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config));
-  const app = await createHttpApplication(
-    root,
-    config,
-    (created) => {
+  const certificate = config.tls && (await ServedCertificate.load(config.tls));
+  const rootModule = ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config));
+  const app = await createHttpApplication(rootModule, config, {
+    certificate,
+    adminPort,
+    beforeInit: (created) => {
       if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
       definition.beforeInit?.(created);
     },
-    { adminPort },
-  );
+  });
   // In-flight requests finish, consumers commit and leave their groups, relays stop, the producer closes last.
   stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs });
   try {
