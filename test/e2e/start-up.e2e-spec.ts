@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { startServer, type RunningServer } from './support';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the same free-port helper the harness uses
 import { freeLoopbackPort } from '../../tools/suite/src/loopback-port';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the certificates of the tests, made by the machine's openssl
+import { issueSelfSignedCertificate } from '../../tools/suite/src/self-signed-certificate';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 const ENTRY_POINT = join('dist', 'apps', 'standalone', 'src', 'main.js');
@@ -109,6 +111,38 @@ describe('start-up', () => {
         await first.stop();
       }
     }, 180_000);
+
+    it('refuses a certificate without its key', async () => {
+      const run = await runStandalone({ GUIDEPOST_PORT: String(await freeLoopbackPort()), GUIDEPOST_DATA_DIR: join(folder, 'data'), GUIDEPOST_TLS_CERT_FILE: join(folder, 'cert.pem') });
+
+      expectOneLineFailure(run);
+      expect(run.stderr).toBe(
+        'Guidepost cannot start: invalid configuration: GUIDEPOST_TLS_KEY_FILE: is required with GUIDEPOST_TLS_CERT_FILE. Fix: correct these environment variables (README.md lists every setting and its default).\n',
+      );
+    });
+
+    it.each([
+      ['a key that is not the certificate\'s', 'cert.pem', 'the key in GUIDEPOST_TLS_KEY_FILE \\(\\S+key\\.pem\\) is not the key of the certificate in GUIDEPOST_TLS_CERT_FILE \\(\\S+cert\\.pem\\)'],
+      ['a certificate file it cannot read', 'missing.pem', 'GUIDEPOST_TLS_CERT_FILE \\(\\S+missing\\.pem\\) cannot be read \\(ENOENT\\)'],
+    ])('refuses %s, before touching the data folder', async (_case, certFile, problem) => {
+      const [certificate, other] = [issueSelfSignedCertificate('one'), issueSelfSignedCertificate('other')];
+      await writeFile(join(folder, 'cert.pem'), certificate.cert);
+      await writeFile(join(folder, 'key.pem'), other.key);
+      const dataDir = join(folder, 'data');
+
+      const run = await runStandalone({
+        GUIDEPOST_PORT: String(await freeLoopbackPort()),
+        GUIDEPOST_DATA_DIR: dataDir,
+        GUIDEPOST_TLS_CERT_FILE: join(folder, certFile),
+        GUIDEPOST_TLS_KEY_FILE: join(folder, 'key.pem'),
+      });
+
+      expectOneLineFailure(run);
+      expect(run.stderr).toMatch(
+        new RegExp(`^Guidepost cannot start: ${problem}\\. Fix: point GUIDEPOST_TLS_CERT_FILE and GUIDEPOST_TLS_KEY_FILE at a PEM certificate and its unencrypted private key, both readable by this user\\.\\n$`),
+      );
+      await expect(stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
+    });
 
     it('says the embedded PostgreSQL could not start, with its reason and where its log is', async () => {
       // A cluster of a PostgreSQL version this server cannot read.

@@ -45,6 +45,8 @@ export interface StartServerOptions {
   /** The standalone build to start (default: this checkout's, or `GUIDEPOST_E2E_ENTRY_POINT`), and where. */
   readonly entryPoint?: string;
   readonly cwd?: string;
+  /** Set when `env` gives the server a certificate (GUIDEPOST_TLS_*): the PEM certificate that vouches for it; `baseUrl` is then https. */
+  readonly trustedCertificate?: string;
 }
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -63,7 +65,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const logFile = join(workDir, 'server.log');
   const port = await freeLoopbackPort();
   const adminToken = randomBytes(24).toString('hex');
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `${options.trustedCertificate === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     // A shell that sourced the servers' endpoints (infra.env) must not turn this standalone server distributed.
     ...withoutInfrastructure(process.env),
@@ -75,7 +77,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...options.env,
   };
 
-  const start = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT };
+  const start = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT, trustedCertificate: options.trustedCertificate };
   let running: ServiceProcess | undefined = await launch(start, env, port, logFile);
   return {
     baseUrl,
@@ -109,7 +111,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 }
 
 /** The standalone server under the one launcher: its own process group, which holds its embedded PostgreSQL. */
-async function launch(start: { entryPoint: string; cwd: string }, env: NodeJS.ProcessEnv, port: number, logFile: string): Promise<ServiceProcess> {
+async function launch(start: { entryPoint: string; cwd: string; trustedCertificate: string | undefined }, env: NodeJS.ProcessEnv, port: number, logFile: string): Promise<ServiceProcess> {
   const server = new ServiceProcess({
     name: 'standalone',
     entryPoint: start.entryPoint,
@@ -120,6 +122,7 @@ async function launch(start: { entryPoint: string; cwd: string }, env: NodeJS.Pr
     buildLock: buildLockOf(REPO_ROOT),
     processGroup: true,
     readyTimeoutMs: READY_TIMEOUT_MS,
+    trustedCertificate: start.trustedCertificate,
     stopGraceMs: STOP_GRACE_MS,
   });
   await server.start();

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Agent, fetch } from 'undici';
 import { whileBuildUnchanged } from './build-lock';
 
 const READY_TIMEOUT_MS = 120_000;
@@ -75,6 +76,8 @@ export interface ServiceProcessOptions {
    */
   readonly processGroup?: boolean;
   readonly readyTimeoutMs?: number;
+  /** Set when the process serves HTTPS: the PEM certificate that vouches for its own (itself, when self-signed). */
+  readonly trustedCertificate?: string;
   /** From the stop signal to SIGKILL. */
   readonly stopGraceMs?: number;
   /** Told when the process exits without `stop` (default: the report on stderr). */
@@ -105,7 +108,7 @@ export class ServiceProcess {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.options.trustedCertificate === undefined ? 'http' : 'https'}://127.0.0.1:${this.port}`;
   }
 
   get running(): boolean {
@@ -200,6 +203,16 @@ export class ServiceProcess {
   }
 
   private async waitUntilReady(): Promise<void> {
+    const { trustedCertificate } = this.options;
+    const dispatcher = trustedCertificate === undefined ? undefined : new Agent({ connect: { ca: trustedCertificate } });
+    try {
+      await this.pollReadiness(dispatcher);
+    } finally {
+      await dispatcher?.close();
+    }
+  }
+
+  private async pollReadiness(dispatcher: Agent | undefined): Promise<void> {
     const timeoutMs = this.options.readyTimeoutMs ?? READY_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     let lastProblem = 'no answer yet';
@@ -209,7 +222,7 @@ export class ServiceProcess {
         throw new Error(`${this.name} exited with ${exitOf(this.child)} before it was ready:\n${await this.logTail()}`);
       }
       try {
-        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(5_000), dispatcher });
         if (response.status === 200) return;
         lastProblem = `GET /health/ready answered ${response.status}: ${await response.text()}`;
       } catch (error) {

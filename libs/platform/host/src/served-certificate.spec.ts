@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -15,30 +12,8 @@ import { ObservabilityModule } from '@guidepost/platform-observability';
 import { createHttpApplication } from './http-application';
 import { readCertificatePair, ServedCertificate, UnusableCertificate } from './served-certificate';
 import { startupFailureLine } from './startup-failure';
-
-/** A self-signed certificate for 127.0.0.1 and its key, made by the machine's openssl. */
-interface Issued {
-  readonly cert: string;
-  readonly key: string;
-  readonly fingerprint: string;
-}
-
-function issue(name: string): Issued {
-  const folder = mkdtempSync(join(tmpdir(), 'guidepost-tls-issue-'));
-  try {
-    const certFile = join(folder, 'cert.pem');
-    const keyFile = join(folder, 'key.pem');
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
-      { stdio: 'ignore' },
-    );
-    const cert = readFileSync(certFile, 'utf8');
-    return { cert, key: readFileSync(keyFile, 'utf8'), fingerprint: new X509Certificate(cert).fingerprint256 };
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the test tool that makes certificates, shared with the e2e suite
+import { issueSelfSignedCertificate, type SelfSignedCertificate } from '../../../../tools/suite/src/self-signed-certificate';
 
 /** Where a pair is kept as a Kubernetes Secret volume keeps it: files behind a `..data` link to the current folder. */
 class CertificateFolder {
@@ -55,7 +30,7 @@ class CertificateFolder {
   }
 
   /** The first pair, and the links to it. */
-  async create(pair: Issued): Promise<void> {
+  async create(pair: SelfSignedCertificate): Promise<void> {
     await this.writeGeneration(pair);
     await symlink(`..${this.generation}`, join(this.path, '..data'));
     await symlink('..data/tls.crt', this.certFile);
@@ -63,7 +38,7 @@ class CertificateFolder {
   }
 
   /** A renewal as the kubelet makes it: a new folder, then `..data` swapped to it in one rename. */
-  async swapTo(pair: Issued): Promise<void> {
+  async swapTo(pair: SelfSignedCertificate): Promise<void> {
     await this.writeGeneration(pair);
     await symlink(`..${this.generation}`, join(this.path, '..data_tmp'));
     await rename(join(this.path, '..data_tmp'), join(this.path, '..data'));
@@ -75,7 +50,7 @@ class CertificateFolder {
     if (files.key !== undefined) await writeFile(this.keyFile, files.key);
   }
 
-  private async writeGeneration(pair: Issued): Promise<void> {
+  private async writeGeneration(pair: SelfSignedCertificate): Promise<void> {
     this.generation += 1;
     const folder = join(this.path, `..${this.generation}`);
     await mkdir(folder);
@@ -128,7 +103,7 @@ interface Answer {
   readonly body: string;
 }
 
-function getOverHttps(port: number, trusted: Issued): Promise<Answer> {
+function getOverHttps(port: number, trusted: SelfSignedCertificate): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest({ host: '127.0.0.1', port, path: '/hello', ca: trusted.cert, agent: false }, (response) => {
       let body = '';
@@ -142,7 +117,7 @@ function getOverHttps(port: number, trusted: Issued): Promise<Answer> {
 }
 
 /** The status line a request whose headers never end is answered with, over TLS. */
-function statusOfUnfinishedRequest(port: number, trusted: Issued): Promise<string> {
+function statusOfUnfinishedRequest(port: number, trusted: SelfSignedCertificate): Promise<string> {
   return new Promise((resolve, reject) => {
     let received = '';
     const socket = connect({ host: '127.0.0.1', port, ca: trusted.cert }, () => socket.write('GET /hello HTTP/1.1\r\nHost: x\r\n'));
@@ -175,14 +150,14 @@ async function eventually<T>(probe: () => Promise<T>, expected: T, timeoutMs = 5
 }
 
 describe('ServedCertificate', () => {
-  let first: Issued;
-  let second: Issued;
-  let third: Issued;
+  let first: SelfSignedCertificate;
+  let second: SelfSignedCertificate;
+  let third: SelfSignedCertificate;
   let root: string;
   let folder: CertificateFolder;
 
   beforeAll(() => {
-    [first, second, third] = ['first', 'second', 'third'].map(issue);
+    [first, second, third] = ['first', 'second', 'third'].map(issueSelfSignedCertificate);
   });
 
   beforeEach(async () => {
