@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '@guidepost/platform-config';
 
@@ -17,12 +17,11 @@ export interface LocalSecrets {
 
 /**
  * The standalone shape needs no variables: secrets that are not configured are generated once and
- * kept in the data folder (mode 0600), so the admin token and every signed download link stay valid
+ * kept in the data folder (which exists: `makeDataFolderPrivate`; mode 0600), so the admin token and every signed download link stay valid
  * across restarts. Configured values always win.
  */
 export async function withLocalSecrets(config: AppConfig): Promise<LocalSecrets> {
   const file = join(config.dataDir, 'secrets.json');
-  await mkdir(config.dataDir, { recursive: true });
   const stored = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Partial<StoredSecrets>) : {};
   const secrets: StoredSecrets = {
     adminToken: stored.adminToken ?? randomBytes(24).toString('base64url'),

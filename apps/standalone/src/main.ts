@@ -9,6 +9,7 @@ import { assertPortAvailable, createHttpApplication, runHost, ServedCertificate,
 import { seedDemoAccount } from './demo';
 import { inProcessFetch } from './in-process-fetch';
 import { withLocalSecrets } from './local-secrets';
+import { makeDataFolderPrivate } from './private-data-folder';
 import { StandaloneModule } from './standalone.module';
 
 /**
@@ -22,6 +23,7 @@ runHost('Guidepost', async () => {
   // Before anything is started that would have to be undone.
   await assertPortAvailable(loaded.host, loaded.port);
   const certificate = loaded.tls && (await ServedCertificate.load(loaded.tls));
+  await makeDataFolderPrivate(loaded.dataDir, new Logger('DataFolder'));
   const { config: configured, adminTokenGenerated } = await withLocalSecrets(loaded);
   const stores = await startEmbeddedStores(configured);
   const config = configured.with({ databaseUrl: stores.databaseUrl, clickhouseUrl: stores.clickhouseUrl });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -24,6 +24,19 @@ describe('FolderBlobStore', () => {
     const blob = await store.open('exports/job-1.csv');
     expect(blob).toMatchObject({ bytes: body.length, contentType: 'text/csv' });
     await expect(text(blob!.stream)).resolves.toBe(body);
+  });
+
+  it('keeps its folders and files readable by this user only, whatever the umask', async () => {
+    const umask = process.umask(0);
+    try {
+      await store.put('exports/acme/job-1.csv', Readable.from(['id\n']), 'text/csv');
+    } finally {
+      process.umask(umask);
+    }
+    const modeOf = async (path: string): Promise<number> => (await stat(join(root, path))).mode & 0o777;
+    expect(await modeOf('objects/exports/acme/job-1.csv')).toBe(0o600);
+    expect(await modeOf('meta/exports/acme/job-1.csv.json')).toBe(0o600);
+    for (const folder of ['tmp', 'objects', 'objects/exports', 'objects/exports/acme', 'meta/exports/acme']) expect(await modeOf(folder)).toBe(0o700);
   });
 
   it('streams a body of many chunks', async () => {

@@ -9,6 +9,9 @@ import type { BlobLinkSigner } from './blob-link-signer';
 import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
 
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+/** Uploads and export files are every account's data: readable by this user only, whatever the umask. */
+const FILE_MODE = 0o600;
+const FOLDER_MODE = 0o700;
 
 interface BlobMetadata {
   readonly contentType: string;
@@ -30,11 +33,11 @@ export class FolderBlobStore extends BlobStore {
 
   async put(key: string, body: Readable, contentType: string): Promise<{ bytes: number }> {
     assertValidBlobKey(key);
-    const object = await this.stage((path) => pipeline(body, createWriteStream(path, { flags: 'wx' })));
+    const object = await this.stage((path) => pipeline(body, createWriteStream(path, { flags: 'wx', mode: FILE_MODE })));
     const staged = [object.path];
     try {
       const metadata: BlobMetadata = { contentType };
-      const meta = await this.stage((path) => writeFile(path, JSON.stringify(metadata), { flag: 'wx' }));
+      const meta = await this.stage((path) => writeFile(path, JSON.stringify(metadata), { flag: 'wx', mode: FILE_MODE }));
       staged.push(meta.path);
       // Metadata first: whoever finds the new object also finds its content type.
       await this.moveIntoPlace(meta.path, this.metaPath(key));
@@ -102,7 +105,7 @@ export class FolderBlobStore extends BlobStore {
   /** Writes a new file in the staging folder and flushes it to disk; removes it if anything fails. */
   private async stage(write: (path: string) => Promise<void>): Promise<{ path: string; bytes: number }> {
     const path = join(this.root, 'tmp', randomUUID());
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: FOLDER_MODE });
     try {
       await write(path);
       const handle = await open(path, 'r+');
@@ -119,7 +122,7 @@ export class FolderBlobStore extends BlobStore {
   }
 
   private async moveIntoPlace(stagedPath: string, target: string): Promise<void> {
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: FOLDER_MODE });
     await rename(stagedPath, target);
   }
 
