@@ -6,11 +6,12 @@ import { type AppConfig, loadConfig } from '@guidepost/platform-config';
 import { type EmbeddedClickHouse, startEmbeddedClickHouse } from '@guidepost/platform-chdb-server';
 import { startEmbeddedPostgres } from '@guidepost/platform-database';
 import { assertPortAvailable, createHttpApplication, runHost, ServedCertificate, stopGracefullyOnSignals } from '@guidepost/platform-host';
-import { seedDemoAccount } from './demo';
+import { startDemo } from './demo';
 import { inProcessFetch } from './in-process-fetch';
 import { withLocalSecrets } from './local-secrets';
 import { makeDataFolderPrivate } from './private-data-folder';
 import { StandaloneModule } from './standalone.module';
+import { writeToTerminal } from './terminal';
 
 /**
  * `npm start`: the whole API in one process on embedded defaults; nothing else to install. A start
@@ -78,12 +79,7 @@ async function announce(app: NestFastifyApplication, config: AppConfig, adminTok
   if (adminTokenGenerated) {
     lines.push(`Admin token (generated, kept in ${config.dataDir}/secrets.json): ${config.adminToken}`);
   }
-  if (config.demo) {
-    const demo = await seedDemoAccount(config.publicUrl, config.adminToken!, inProcessFetch(app));
-    lines.push(
-      `Demo account '${demo.accountId}': key ${demo.key} secret ${demo.secret}`,
-      `  curl -u ${demo.key}:${demo.secret} ${config.publicUrl}/v2/accounts/${demo.accountId}/flows`,
-    );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const demo = config.demo ? await startDemo(config.publicUrl, config.adminToken!, config.dataDir, inProcessFetch(app)) : undefined;
+  process.stdout.write(`${[...lines, ...(demo?.lines ?? [])].join('\n')}\n`);
+  if (demo !== undefined && demo.terminalLines.length > 0) writeToTerminal(demo.terminalLines);
 }

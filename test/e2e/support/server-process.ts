@@ -10,7 +10,7 @@ import { withoutInfrastructure } from '../../../tools/suite/src/infrastructure';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { freeLoopbackPort } from '../../../tools/suite/src/loopback-port';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { type ProcessExit, ServiceProcess } from '../../../tools/suite/src/service-process';
+import { type ProcessExit, type ProcessLauncher, ServiceProcess } from '../../../tools/suite/src/service-process';
 
 /** A Guidepost standalone process started for the suite. */
 export interface RunningServer {
@@ -47,6 +47,8 @@ export interface StartServerOptions {
   readonly cwd?: string;
   /** Set when `env` gives the server a certificate (GUIDEPOST_TLS_*): the PEM certificate that vouches for it; `baseUrl` is then https. */
   readonly trustedCertificate?: string;
+  /** What runs the entry point: this Node when absent (e.g. `script`, to give the server a terminal). */
+  readonly launcher?: ProcessLauncher;
 }
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -77,7 +79,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...options.env,
   };
 
-  const start = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT, trustedCertificate: options.trustedCertificate };
+  const start: Launch = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT, trustedCertificate: options.trustedCertificate, launcher: options.launcher };
   let running: ServiceProcess | undefined = await launch(start, env, port, logFile);
   return {
     baseUrl,
@@ -110,11 +112,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   };
 }
 
+interface Launch {
+  readonly entryPoint: string;
+  readonly cwd: string;
+  readonly trustedCertificate: string | undefined;
+  readonly launcher: ProcessLauncher | undefined;
+}
+
 /** The standalone server under the one launcher: its own process group, which holds its embedded PostgreSQL. */
-async function launch(start: { entryPoint: string; cwd: string; trustedCertificate: string | undefined }, env: NodeJS.ProcessEnv, port: number, logFile: string): Promise<ServiceProcess> {
+async function launch(start: Launch, env: NodeJS.ProcessEnv, port: number, logFile: string): Promise<ServiceProcess> {
   const server = new ServiceProcess({
     name: 'standalone',
     entryPoint: start.entryPoint,
+    launcher: start.launcher,
     port,
     env,
     logFile,

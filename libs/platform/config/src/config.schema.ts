@@ -207,7 +207,7 @@ export const EnvironmentSchema = Type.Object({
     default: 2,
     description: 'Analytics queries one account may run at once in each ingestion process (`X-Concurrency-Limit`); one more is answered 429 with `Retry-After`',
   }),
-  GUIDEPOST_DEMO: Type.Boolean({ default: false, description: 'Create a demo account with sample content at start-up and print its credentials' }),
+  GUIDEPOST_DEMO: Type.Boolean({ default: false, description: 'Create a demo account with sample content at start-up, and a key for it whose secret is shown on the terminal only' }),
 });
 
 export type Environment = Static<typeof EnvironmentSchema>;
