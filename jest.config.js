@@ -77,6 +77,9 @@ module.exports = {
         '/freezes\\.e2e-spec\\.ts$',
         // A standalone server with a certificate of its own; the gateway serves HTTPS through the same host code.
         '/tls\\.e2e-spec\\.ts$',
+        // The standalone shape's data folder and demo start; the distributed shape has neither.
+        '/data-folder\\.e2e-spec\\.ts$',
+        '/demo\\.e2e-spec\\.ts$',
       ],
       globalSetup: '<rootDir>/test/distributed/e2e-global-setup.ts',
       globalTeardown: '<rootDir>/test/distributed/e2e-global-teardown.ts',
