@@ -1,7 +1,7 @@
 import { EXPORT_MAX_EVENTS } from '@guidepost/contracts-http';
-import { api, createAccount, expectProblem, parseCsv, type JobDetail, type TestAccount } from './support';
+import { api, createAccount, expectProblem, parseCsv, waitForJob, type JobDetail, type TestAccount } from './support';
 import { completedJob, download, expectAbsoluteUrl, expectAccepted, ndjsonObjects, ONE_WEEK_MS } from './support-segments';
-import { byUserThenTimestamp, historyOfAtLeast, ndjsonBody, ndjsonText, startImport, type Json } from './support-people';
+import { byUserThenTimestamp, historyOfAtLeast, ndjsonBody, ndjsonText, startImport, track, type Json } from './support-people';
 
 /**
  * The bulk event export: a JSON body with a condition grammar, answered with a job whose `Completed`
@@ -161,6 +161,29 @@ describe('CSV export', () => {
     const csv = parseCsv(text);
     expect(csv.header).toEqual(['name', 'timestamp', 'user_id']);
     expect(csv.rows).toEqual([{ name: 'svc_custom:clicked_help', timestamp: '2024-03-04T10:00:00.000Z', user_id: 'bob' }]);
+  });
+});
+
+describe('an export heavier than the others', () => {
+  /** One event of 999 attributes of 1 KB each: a megabyte of attributes, and a CSV column per attribute. */
+  const WIDE_ATTRIBUTES = Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, 'x'.repeat(1024)]));
+
+  it("ends, and another account's export requested right after it completes", async () => {
+    const [heavy, light] = await Promise.all([createAccount(), createAccount()]);
+    await track(heavy, 'wide', { name: 'wide', timestamp: '2024-03-01T10:00:00Z', attributes: WIDE_ATTRIBUTES });
+    await track(light, 'plain', { name: 'plain', timestamp: '2024-03-01T10:00:00Z' });
+    await Promise.all([historyOfAtLeast(heavy, 'wide', 1), historyOfAtLeast(light, 'plain', 1)]);
+    const request = (account: TestAccount, format: string) => api(account, 'POST', '/export/events', { json: { format, conditions: [], ...MARCH_RANGE } });
+    const heavyAck = await expectAccepted(heavy, await request(heavy, 'csv'));
+    const lightAck = await expectAccepted(light, await request(light, 'json'));
+    // Waited for with the default timeout of a job: an export retried for ever at the head of its topic fails it.
+    const { completed } = await completedJob(light, lightAck);
+    expect(ndjsonObjects(await download(String(completed.attributes['signed_s3_url'])))).toHaveLength(1);
+    const wide = await waitForJob(heavy, heavyAck.job_url);
+    expect(wide.status).toBe('COMPLETED');
+    const csv = parseCsv(await download(String(wide.events.find((event) => event.name === 'Completed')?.attributes['signed_s3_url'])));
+    expect(csv.header).toEqual(['name', 'timestamp', 'user_id', ...Object.keys(WIDE_ATTRIBUTES).map((key) => `attributes.${key}`)]);
+    expect(csv.rows).toEqual([{ name: 'wide', timestamp: '2024-03-01T10:00:00.000Z', user_id: 'wide', ...Object.fromEntries(Object.entries(WIDE_ATTRIBUTES).map(([key, value]) => [`attributes.${key}`, value])) }]);
   });
 });
 

@@ -270,14 +270,18 @@ function eventOf(row: HistoryRow): Event {
   return event;
 }
 
-/** The attribute keys of the exported events, sorted as the API's other CSV sorts them; at most as many as a CSV export holds. */
+/**
+ * The attribute keys of the exported events in byte order (code point order: JavaScript's own sort too,
+ * unless keys hold characters beyond U+FFFF), the order `CSV_RECORD` writes their cells in; at most as
+ * many as a CSV export holds.
+ */
 function csvAttributeKeys(keys: readonly string[]): string[] {
   if (keys.length > MAX_CSV_ATTRIBUTE_COLUMNS) {
     throw new Error(
       `the exported events have ${keys.length} attribute keys, more than the ${MAX_CSV_ATTRIBUTE_COLUMNS} columns a CSV export holds; export as json`,
     );
   }
-  return [...keys].sort();
+  return [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
 /** `name,timestamp,user_id,attributes.<key>...`, quoted as `CSV_RECORD` quotes its cells. */

@@ -292,6 +292,24 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     await expect(exported({ format: 'csv' })).rejects.toThrow(`the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json`);
   });
 
+  it('writes the cells of attribute keys beyond U+FFFF under their own columns, in byte order', async () => {
+    await insert([event({ attributes: { '\u{1F600}': 'emoji', '\uFF01': 'fullwidth', a: 'ascii' } })]);
+    expect((await exported({ format: 'csv' })).text).toBe(
+      'name,timestamp,user_id,attributes.a,attributes.\uFF01,attributes.\u{1F600}\r\nviewed,2024-05-01T09:30:00.000Z,u1,ascii,fullwidth,emoji\r\n',
+    );
+  });
+
+  /** One event of 999 attributes of 1 KB: a megabyte of attributes, and a CSV column per attribute. */
+  const wideAttributes = () => Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, `${index}`.padEnd(1024, 'x')]));
+
+  it('exports in CSV an event of 999 attributes of 1 KB within the memory of an export query: its attributes are parsed once, not once per column', async () => {
+    const attributes = wideAttributes();
+    await insert([event({ attributes })]);
+    const lines = (await exported({ format: 'csv' })).text.split('\r\n');
+    expect(lines[0]).toBe(['name', 'timestamp', 'user_id', ...Object.keys(attributes).map((key) => `attributes.${key}`)].join(','));
+    expect(lines[1]).toBe(['viewed', '2024-05-01T09:30:00.000Z', 'u1', ...Object.values(attributes)].join(','));
+  });
+
   it('writes the CSV header alone when nothing matches', async () => {
     expect(await exported({ format: 'csv' })).toEqual({ text: 'name,timestamp,user_id\r\n', count: 0 });
   });
