@@ -2,14 +2,9 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { type AnalyticsRead, AnalyticsStore, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
+import { stoppedByQueryMemoryLimit, stoppedByTimeLimit } from '../../events/data-access/clickhouse-query-limits';
 import { analyticsStatement } from './analytics-sql';
 
-/**
- * How ClickHouse says a query was stopped by its budget: the code of a refused query, or the name in
- * the text of an error met while its rows streamed. Time: TIMEOUT_EXCEEDED (159), TOO_SLOW (160).
- */
-const OVER_TIME = { codes: new Set(['159', '160']), names: /\b(?:TIMEOUT_EXCEEDED|TOO_SLOW)\b/ };
-const OVER_MEMORY = { codes: new Set(['241']), names: /\bMEMORY_LIMIT_EXCEEDED\b/ };
 /**
  * The Linux nice value of the store's threads while they run an analytics query: a query scanning
  * millions of events yields the cores to tracking and inserts (nice 0) rather than slowing them,
@@ -58,12 +53,7 @@ export class ClickHouseAnalyticsStore extends AnalyticsStore {
 
 /** The failure that says which budget stopped the query, or the same failure when none did. */
 function overBudget(error: unknown, budget: QueryBudget): unknown {
-  if (stoppedBy(OVER_TIME, error)) return new QueryOverTimeBudget(budget, error);
-  if (stoppedBy(OVER_MEMORY, error)) return new QueryOverMemoryBudget(error);
+  if (stoppedByTimeLimit(error)) return new QueryOverTimeBudget(budget, error);
+  if (stoppedByQueryMemoryLimit(error)) return new QueryOverMemoryBudget(error);
   return error;
-}
-
-function stoppedBy(limit: { readonly codes: ReadonlySet<string>; readonly names: RegExp }, error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && limit.codes.has(code)) || (typeof message === 'string' && limit.names.test(message));
 }

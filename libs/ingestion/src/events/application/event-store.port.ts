@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import type { Event, ExportCondition } from '@guidepost/contracts-http';
+import { PermanentFailure } from '@guidepost/platform-failures';
 
 /** An event with the account it belongs to: what the event store keeps. */
 export interface AccountEvent {
@@ -34,6 +35,23 @@ export interface ExportQuery {
 }
 
 /**
+ * An export whose events need more memory than an export query may take in the store: rows too large
+ * (or, in CSV, too many attribute columns) to render within the budget. The same export needs as much
+ * every time, so its job fails at once with this reason instead of being tried again like an outage,
+ * which would hold back every export behind it.
+ */
+export class ExportOverMemoryBudget extends PermanentFailure {
+  constructor(budgetBytes: number, cause: unknown) {
+    super(
+      `the exported events need more than the ${Math.round(budgetBytes / 1024 / 1024)} MiB of memory an export may use in the event store: ` +
+        'export fewer events at a time (a shorter range between start_time and end_time, conditions, or limit and offset), or, for a CSV export of events with many attributes, export as json',
+      { cause },
+    );
+    this.name = 'ExportOverMemoryBudget';
+  }
+}
+
+/**
  * The event store: end-user events in ClickHouse (the engine in process in the standalone shape, a
  * server over HTTP in the distributed one; the same SQL). Writes are idempotent by event id, reads are
  * exact (duplicates of a replayed batch are never returned).
@@ -50,7 +68,8 @@ export abstract class EventStore {
    * Writes the matching events to `output` (NDJSON for json, CSV with `attributes.<key>` columns for
    * csv) in time order, without holding them all in memory; resolves with the number of events
    * written. It does not end `output`. It rejects when `output` fails or closes; the caller still
-   * listens for `output`'s errors, as for any stream it owns.
+   * listens for `output`'s errors, as for any stream it owns. It rejects with `ExportOverMemoryBudget`
+   * when the events are too large to export within the store's memory budget.
    */
   abstract export(query: ExportQuery, output: Writable): Promise<number>;
 }

@@ -1,11 +1,12 @@
 import type { Writable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Event } from '@guidepost/contracts-http';
-import { TransientFailure } from '@guidepost/platform-failures';
-import { type AccountEvent, EventStore, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
+import { PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
+import { type AccountEvent, EventStore, ExportOverMemoryBudget, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
 import { compileExportConditions } from '../domain/export-conditions';
 import { dateTime64Param } from '../domain/instant';
 import { wellFormed, wellFormedJson } from '../domain/well-formed-text';
+import { stoppedByQueryMemoryLimit } from './clickhouse-query-limits';
 import { CSV_RECORD, JSON_LINE, READ_SETTINGS, RENDERED_TIMESTAMP, zoneParams } from './event-sql';
 import { exportPages, type Page, type RowKey } from './export-pages';
 import { write } from '../application/output-writes';
@@ -39,7 +40,6 @@ const EXPORT_ORDER = 'user_id, timestamp, event_id';
  * stops a query before it can take the standalone process (which holds the engine) past its budget.
  */
 export const EXPORT_QUERY_MAX_MEMORY_BYTES = 256 * 1024 * 1024;
-const EXPORT_SETTINGS = `${READ_SETTINGS}, max_memory_usage = ${EXPORT_QUERY_MAX_MEMORY_BYTES}`;
 
 /** The export's events: a WHERE clause and its parameters. */
 interface Selection {
@@ -65,6 +65,9 @@ export class ClickHouseEventStore extends EventStore {
 
   private readonly pageRows: number;
   private readonly historyWaitLimitMs: number;
+  private readonly exportQueryMaxMemoryBytes: number;
+  /** Settings of every export query: those of every read, and the export's memory budget. */
+  private readonly exportSettings: string;
 
   /**
    * `historyWaitLimitMs` bounds a history read (a request waits on it): a store that says nothing for
@@ -73,11 +76,13 @@ export class ClickHouseEventStore extends EventStore {
    */
   constructor(
     private readonly client: ClickHouseClient,
-    options: { readonly historyWaitLimitMs: number; readonly pageRows?: number },
+    options: { readonly historyWaitLimitMs: number; readonly pageRows?: number; readonly exportQueryMaxMemoryBytes?: number },
   ) {
     super();
     this.pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
     this.historyWaitLimitMs = options.historyWaitLimitMs;
+    this.exportQueryMaxMemoryBytes = options.exportQueryMaxMemoryBytes ?? EXPORT_QUERY_MAX_MEMORY_BYTES;
+    this.exportSettings = `${READ_SETTINGS}, max_memory_usage = ${this.exportQueryMaxMemoryBytes}`;
   }
 
   /**
@@ -128,6 +133,14 @@ export class ClickHouseEventStore extends EventStore {
   }
 
   async export(query: ExportQuery, output: Writable): Promise<number> {
+    try {
+      return await this.exportPages(query, output);
+    } catch (error) {
+      throw stoppedByQueryMemoryLimit(error) ? new ExportOverMemoryBudget(this.exportQueryMaxMemoryBytes, error) : error;
+    }
+  }
+
+  private async exportPages(query: ExportQuery, output: Writable): Promise<number> {
     const selection = selectionOf(query);
     const segmentRows = Math.ceil(this.pageRows / SEGMENTS_PER_PAGE);
     const { boundaries, attributeKeys } = await this.plan(selection, query, segmentRows);
@@ -160,7 +173,7 @@ export class ClickHouseEventStore extends EventStore {
                 FROM (SELECT timestamp, event_id, user_id, ${csv ? 'attributes, ' : ''}row_number() OVER (ORDER BY ${EXPORT_ORDER}) AS n
                         FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where})
                WHERE n > {offset:UInt64} AND n <= {offset:UInt64} + {limit:UInt64}
-              ${EXPORT_SETTINGS}`,
+              ${this.exportSettings}`,
       query_params: { ...selection.params, offset: query.offset, limit: query.limit, segment_rows: segmentRows },
       format: 'JSONEachRow',
     });
@@ -182,7 +195,7 @@ export class ClickHouseEventStore extends EventStore {
   private async copyPage(record: string, selection: Selection, page: Page, output: Writable): Promise<void> {
     const { stream } = await this.client.exec({
       query: `SELECT ${record} FROM ${EVENTS_TABLE} FINAL WHERE ${selection.where} AND ${page.toInclusive ? RANGE : RANGE_BEFORE_END}
-              ORDER BY ${EXPORT_ORDER} LIMIT {page_rows:UInt64} ${EXPORT_SETTINGS} FORMAT TabSeparatedRaw`,
+              ORDER BY ${EXPORT_ORDER} LIMIT {page_rows:UInt64} ${this.exportSettings} FORMAT TabSeparatedRaw`,
       query_params: { ...selection.params, ...rangeParams(page), page_rows: page.rows },
     });
     // Breaking out of the loop (the output failed) destroys the result stream, releasing its connection.
@@ -277,7 +290,8 @@ function eventOf(row: HistoryRow): Event {
  */
 function csvAttributeKeys(keys: readonly string[]): string[] {
   if (keys.length > MAX_CSV_ATTRIBUTE_COLUMNS) {
-    throw new Error(
+    // The same export has as many keys every time: its job fails at once instead of being tried again.
+    throw new PermanentFailure(
       `the exported events have ${keys.length} attribute keys, more than the ${MAX_CSV_ATTRIBUTE_COLUMNS} columns a CSV export holds; export as json`,
     );
   }

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
-import type { ExportQuery } from '../application/event-store.port';
+import { classifyFailure } from '@guidepost/platform-failures';
+import { ExportOverMemoryBudget, type ExportQuery } from '../application/event-store.port';
 import { ClickHouseEventStore, MAX_CSV_ATTRIBUTE_COLUMNS } from './clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from './clickhouse-migrations';
 
@@ -286,10 +287,12 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     await expect(store.export(exportQuery(), closing)).rejects.toThrow('the export output closed before the export was written');
   });
 
-  it('refuses a CSV export with more attribute keys than columns it holds, pointing to json', async () => {
+  it('refuses a CSV export with more attribute keys than columns it holds for good, pointing to json', async () => {
     const attributes = Object.fromEntries(Array.from({ length: MAX_CSV_ATTRIBUTE_COLUMNS + 1 }, (_, index) => [`k${index}`, index]));
     await insert([event({ attributes })]);
-    await expect(exported({ format: 'csv' })).rejects.toThrow(`the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json`);
+    const failure = await exported({ format: 'csv' }).catch((error: unknown) => error);
+    expect((failure as Error).message).toBe('the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json');
+    expect(classifyFailure(failure)).toBe('permanent');
   });
 
   it('writes the cells of attribute keys beyond U+FFFF under their own columns, in byte order', async () => {
@@ -308,6 +311,16 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     const lines = (await exported({ format: 'csv' })).text.split('\r\n');
     expect(lines[0]).toBe(['name', 'timestamp', 'user_id', ...Object.keys(attributes).map((key) => `attributes.${key}`)].join(','));
     expect(lines[1]).toBe(['viewed', '2024-05-01T09:30:00.000Z', 'u1', ...Object.values(attributes)].join(','));
+  });
+
+  it('fails an export whose events need more than its memory budget for good, saying how to export them', async () => {
+    // Ten megabytes of events in one page, against a budget of 4 MiB.
+    await insert(Array.from({ length: 10 }, () => event({ attributes: wideAttributes() })));
+    const budgeted = new ClickHouseEventStore(client, { historyWaitLimitMs: 5_000, exportQueryMaxMemoryBytes: 4 * 1024 * 1024 });
+    const failure = await budgeted.export(exportQuery(), new Writable({ write: (_chunk, _encoding, done) => done() })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ExportOverMemoryBudget);
+    expect((failure as Error).message).toMatch(/^the exported events need more than the 4 MiB of memory an export may use in the event store: export fewer events at a time/);
+    expect(classifyFailure(failure)).toBe('permanent');
   });
 
   it('writes the CSV header alone when nothing matches', async () => {
