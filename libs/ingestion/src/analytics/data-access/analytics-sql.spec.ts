@@ -22,7 +22,7 @@ describe('analyticsStatement', () => {
   it('compiles the conditions with the export compiler (its p-placeholders) within the half-open window', () => {
     const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['flow_id', 'is not null']] }), 1);
     expect(statement.sql).toContain("timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}");
-    expect(statement.sql).toContain("(NOT (JSONType(attributes, {p0:String}) = 'Null'))");
+    expect(statement.sql).toContain("identity((NOT ((attribute_values[{p0:String}] AS condition_value_0) IN ('', 'null'))))");
     expect(statement.params).toMatchObject({ p0: 'flow_id', start_time: '2025-10-01 00:00:00.000', end_time: '2025-10-02 00:00:00.000' });
   });
 

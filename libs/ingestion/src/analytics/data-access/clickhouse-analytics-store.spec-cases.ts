@@ -113,6 +113,17 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     ]);
   });
 
+  it('answers 999 like conditions on attributes within the time budget of a query', async () => {
+    // Each condition names one of a few keys: the attributes are parsed once per row, each key looked up once.
+    const keys = ['flow_id', 'step', 'absent'];
+    const conditions = Array.from({ length: 999 }, (_, index) => [keys[index % keys.length], 'not like', `%never ${index}%`]);
+    const budget = { maxExecutionSeconds: 10, maxMemoryBytes: 1024 ** 3 };
+    expect(await rows('parsed-flows', { metrics: ['events'], dimensions: ['flow_id'], conditions }, 10, budget)).toEqual([
+      { flow_id: 'welcome', events: 2 },
+      { flow_id: '3', events: 1 },
+    ]);
+  }, 30_000);
+
   it('reads at most maxRows rows', async () => {
     expect(await rows('large', { columns: ['user_id'] }, 3)).toHaveLength(3);
   });

@@ -21,11 +21,11 @@ describe('compileExportConditions', () => {
 
   it('compares columns with placeholders, never with the values themselves', () => {
     expect(compileExportConditions([['name', '==', "x' OR 1=1 --"]])).toEqual({
-      sql: '(name IN {p0:Array(String)})',
+      sql: 'identity((name IN {p0:Array(String)}))',
       params: { p0: ["x' OR 1=1 --"] },
     });
-    expect(compileExportConditions([['user_id', 'not like', 'u%']])).toEqual({ sql: '(NOT (user_id LIKE {p0:String}))', params: { p0: 'u%' } });
-    expect(compileExportConditions([['group_id', 'ilike', 'G_']])).toEqual({ sql: '(group_id ILIKE {p0:String})', params: { p0: 'G_' } });
+    expect(compileExportConditions([['user_id', 'not like', 'u%']])).toEqual({ sql: 'identity((NOT (user_id LIKE {p0:String})))', params: { p0: 'u%' } });
+    expect(compileExportConditions([['group_id', 'ilike', 'G_']])).toEqual({ sql: 'identity((group_id ILIKE {p0:String}))', params: { p0: 'G_' } });
   });
 
   it('joins top-level conditions with AND and nests conjunctions', () => {
@@ -34,7 +34,7 @@ describe('compileExportConditions', () => {
       ['or', ['user_id', 'in', ['u1', 'u2']], ['and', ['group_id', 'is null'], ['name', 'not in', ['b']]]],
     ]);
     expect(compiled.sql).toBe(
-      "(NOT (name IN {p0:Array(String)})) AND ((user_id IN {p1:Array(String)}) OR ((group_id = '') AND (NOT (name IN {p2:Array(String)}))))",
+      "identity((NOT (name IN {p0:Array(String)})) AND ((user_id IN {p1:Array(String)}) OR ((group_id = '') AND (NOT (name IN {p2:Array(String)})))))",
     );
     expect(compiled.params).toEqual({ p0: ['a'], p1: ['u1', 'u2'], p2: ['b'] });
   });
@@ -44,43 +44,56 @@ describe('compileExportConditions', () => {
   });
 
   it('treats the ids as null when empty, and a name or timestamp as never null', () => {
-    expect(compileExportConditions([['user_id', 'is not null']]).sql).toBe("(NOT (user_id = ''))");
-    expect(compileExportConditions([['name', 'is null']]).sql).toBe('(0)');
-    expect(compileExportConditions([['timestamp', 'is not null']]).sql).toBe('(NOT (0))');
+    expect(compileExportConditions([['user_id', 'is not null']]).sql).toBe("identity((NOT (user_id = '')))");
+    expect(compileExportConditions([['name', 'is null']]).sql).toBe('identity((0))');
+    expect(compileExportConditions([['timestamp', 'is not null']]).sql).toBe('identity((NOT (0)))');
   });
 
   it('reads timestamps as ISO 8601 with a zone or milliseconds, to the millisecond in UTC', () => {
     const compiled = compileExportConditions([['timestamp', 'in', ['2024-05-01T05:30:00.123-04:00', 1714555800000]]]);
     expect(compiled).toEqual({
-      sql: "(timestamp IN {p0:Array(DateTime64(3, 'UTC'))})",
+      sql: "identity((timestamp IN {p0:Array(DateTime64(3, 'UTC'))}))",
       params: { p0: ['2024-05-01 09:30:00.123', '2024-05-01 09:30:00.000'] },
     });
   });
 
   it('compares attributes by their JSON rendering, key and values as placeholders', () => {
     expect(compileExportConditions([['flow_id', '==', 'welcome']])).toEqual({
-      sql: '(has(JSONExtractArrayRaw({p1:String}), JSONExtractRaw(attributes, {p0:String})))',
-      params: { p0: 'flow_id', p1: '["welcome"]' },
+      sql: 'identity((has(JSONExtractArrayRaw({p0:String}), (attribute_values[{p1:String}] AS condition_value_0))))',
+      params: { p0: '["welcome"]', p1: 'flow_id' },
     });
-    expect(compileExportConditions([['score', 'not in', [1, '1', true]]]).params).toEqual({ p0: 'score', p1: '[1,"1",true]' });
+    expect(compileExportConditions([['score', 'not in', [1, '1', true]]]).params).toEqual({ p0: '[1,"1",true]', p1: 'score' });
   });
 
   it('matches like patterns on an attribute present and not null, as text', () => {
     expect(compileExportConditions([['plan', 'like', 'pro%']]).sql).toBe(
-      "(JSONType(attributes, {p0:String}) != 'Null' AND if(JSONType(attributes, {p0:String}) = 'String', " +
-        'JSONExtractString(attributes, {p0:String}), JSONExtractRaw(attributes, {p0:String})) LIKE {p1:String})',
+      "identity((NOT ((attribute_values[{p1:String}] AS condition_value_0) IN ('', 'null')) AND " +
+        "(if(startsWith(condition_value_0, '\"'), JSONExtractString(condition_value_0), condition_value_0) AS condition_value_1) LIKE {p0:String}))",
     );
+  });
+
+  it('reads an attribute compared in many conditions once, under one placeholder and one alias', () => {
+    const compiled = compileExportConditions([
+      ['plan', 'not like', '%a%'],
+      ['or', ['plan', 'not like', '%b%'], ['plan', 'is null']],
+    ]);
+    expect(compiled.sql).toBe(
+      "identity((NOT (NOT ((attribute_values[{p1:String}] AS condition_value_0) IN ('', 'null')) AND " +
+        "(if(startsWith(condition_value_0, '\"'), JSONExtractString(condition_value_0), condition_value_0) AS condition_value_1) LIKE {p0:String})) AND " +
+        "((NOT (NOT (condition_value_0 IN ('', 'null')) AND condition_value_1 LIKE {p2:String})) OR (condition_value_0 IN ('', 'null'))))",
+    );
+    expect(compiled.params).toEqual({ p0: '%a%', p1: 'plan', p2: '%b%' });
   });
 
   it('takes null attributes to be absent ones or JSON null', () => {
     expect(compileExportConditions([['nps_feedback', 'is not null']])).toEqual({
-      sql: "(NOT (JSONType(attributes, {p0:String}) = 'Null'))",
+      sql: "identity((NOT ((attribute_values[{p0:String}] AS condition_value_0) IN ('', 'null'))))",
       params: { p0: 'nps_feedback' },
     });
   });
 
   it('keeps surrogate pairs (emoji) in fields and values', () => {
-    expect(compileExportConditions([['mood😀', '==', '😀']]).params).toEqual({ p0: 'mood😀', p1: '["😀"]' });
+    expect(compileExportConditions([['mood😀', '==', '😀']]).params).toEqual({ p0: '["😀"]', p1: 'mood😀' });
   });
 
   it('takes like patterns whose backslashes all escape something', () => {

@@ -52,12 +52,25 @@ interface Compared {
 export function compileExportConditions(conditions: readonly unknown[]): CompiledConditions {
   const compiler = new ConditionCompiler();
   const parts = conditions.map((condition, index) => compiler.condition(condition, `conditions[${index}]`, 1));
-  return { sql: parts.length === 0 ? '1' : parts.map((part) => `(${part})`).join(' AND '), params: compiler.params };
+  return { sql: parts.length === 0 ? '1' : asOnePredicate(parts.map((part) => `(${part})`).join(' AND ')), params: compiler.params };
+}
+
+/**
+ * The conditions as one predicate to ClickHouse's planner (`identity` is the function it does not
+ * look into): it analyses each conjunct of a filter against the whole filter, which for 999
+ * conditions took over 640 MiB (the standalone engine's memory) before reading a row. The account,
+ * the window and the received time stay outside, where they select the key range and the months.
+ */
+function asOnePredicate(sql: string): string {
+  return `identity(${sql})`;
 }
 
 class ConditionCompiler {
   readonly params: Record<string, string | string[]> = {};
-  private paramCount = 0;
+  /** Each placeholder by its type and value. */
+  private readonly placeholders = new Map<string, string>();
+  /** The alias of each expression named once (`aliased`). */
+  private readonly aliases = new Map<string, string>();
   private comparisons = 0;
   private comparedValues = 0;
   private textLength = 0;
@@ -141,12 +154,50 @@ class ConditionCompiler {
     }
   }
 
-  /** A new placeholder holding the value; values never enter the SQL text. */
+  /**
+   * An attribute's value as JSON text (`"pro"`, `3`, `null`, `{"a":1}`; empty when the event lacks it),
+   * from the `attribute_values` map (event-store migration 5), which ClickHouse computes once per row
+   * whatever the number of conditions: a JSON function per condition parsed the attributes once per
+   * condition. Each key's value is computed once and named by an alias (`aliased`).
+   */
+  attributeJson(key: string): string {
+    return this.aliased(`attribute_values[${this.param('String', key)}]`);
+  }
+
+  /** An attribute's text, as the like family reads it: a string's value unescaped, any other value's JSON text. */
+  attributeText(key: string): string {
+    const json = this.attributeJson(key);
+    return this.aliased(`if(startsWith(${json}, '"'), JSONExtractString(${json}), ${json})`);
+  }
+
+  /**
+   * The expression, defined under an alias where it first appears and named by the alias after
+   * (ClickHouse resolves an alias anywhere in its query): an expression repeated in many conditions
+   * is then written, bound to its placeholders and analysed once. 999 conditions on attributes took
+   * 13 s to bind and plan as separate lookups, 3 s as aliases.
+   */
+  private aliased(expression: string): string {
+    const known = this.aliases.get(expression);
+    if (known !== undefined) return known;
+    const alias = `condition_value_${this.aliases.size}`;
+    this.aliases.set(expression, alias);
+    return `(${expression} AS ${alias})`;
+  }
+
+  /**
+   * A placeholder holding the value; values never enter the SQL text. A value met again (the same
+   * attribute key in many conditions) reuses its placeholder: each is work for the store to bind.
+   */
   param(type: string, value: string | string[]): string {
-    const name = `p${this.paramCount}`;
-    this.paramCount += 1;
-    this.params[name] = value;
-    return `{${name}:${type}}`;
+    const identity = JSON.stringify([type, value]);
+    let placeholder = this.placeholders.get(identity);
+    if (placeholder === undefined) {
+      const name = `p${this.placeholders.size}`;
+      this.params[name] = value;
+      placeholder = `{${name}:${type}}`;
+      this.placeholders.set(identity, placeholder);
+    }
+    return placeholder;
   }
 }
 
@@ -198,17 +249,18 @@ function timestampColumn(compiler: ConditionCompiler): Target {
 }
 
 /**
- * An attribute, read from the `attributes` JSON text. Equality compares ClickHouse's own rendering of
- * both JSON values (`JSONExtractRaw`), so the JSON type counts and equal values always render alike.
+ * An attribute, read from the event's attributes parsed once per row (`attributeValue`).
+ * Equality compares ClickHouse's own rendering of both JSON values (`JSONExtractArrayRaw` renders the
+ * compared values as the map renders the attributes), so the JSON type counts and equal values always
+ * render alike. The like family reads a string's value (unescaped from its JSON text alone) and any
+ * other value's JSON text.
  */
 function attribute(key: string, compiler: ConditionCompiler): Target {
-  const k = compiler.param('String', key);
-  const type = `JSONType(attributes, ${k})`;
-  const raw = `JSONExtractRaw(attributes, ${k})`;
+  const isNull = () => `${compiler.attributeJson(key)} IN ('', 'null')`;
   return {
-    isNull: () => `${type} = 'Null'`,
-    isIn: (values) => `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${raw})`,
-    matches: (like, pattern) => `${type} != 'Null' AND if(${type} = 'String', JSONExtractString(attributes, ${k}), ${raw}) ${like} ${pattern}`,
+    isNull,
+    isIn: (values) => `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${compiler.attributeJson(key)})`,
+    matches: (like, pattern) => `NOT (${isNull()}) AND ${compiler.attributeText(key)} ${like} ${pattern}`,
   };
 }
 
