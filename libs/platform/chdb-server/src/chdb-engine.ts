@@ -1,9 +1,12 @@
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Session } from 'chdb';
-import { ClickHouseException } from './clickhouse-exception';
+import { ClickHouseException, QUERY_WAS_CANCELLED } from './clickhouse-exception';
 
 /** One statement to run, with what the HTTP request set around it. */
 export interface EngineQuery {
+  /** The request's `query_id`, by which `cancel` finds the statement. */
+  readonly queryId: string;
   /** The SQL text; an INSERT's rows follow it, as in the request body. */
   readonly sql: string;
   /** `USE` this database first; the engine's `default` when absent. */
@@ -28,6 +31,8 @@ export interface EngineResult {
  * insert and history read until it ended; a few let those pass while it runs, as a server does.
  */
 const CONCURRENT_STATEMENTS = 4;
+/** How often `cancel` asks the engine again to stop a statement that has not stopped yet. */
+const CANCEL_RETRY_MS = 100;
 
 /**
  * The ClickHouse engine of this process (chdb binds one data folder per process), running up to
@@ -42,7 +47,9 @@ export class ChdbEngine {
   /** Statements running, or handed a slot and about to. */
   private running = 0;
   /** Statements waiting for a slot, oldest first. */
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: Waiting[] = [];
+  /** The statements handed a slot, by query id: settled once the engine is done with each. */
+  private readonly started = new Map<string, Promise<unknown>>();
   /** Called once nothing runs or waits any more, when `close` waits for that. */
   private drained: (() => void) | undefined;
 
@@ -68,11 +75,59 @@ export class ChdbEngine {
   }
 
   async run(query: EngineQuery): Promise<EngineResult> {
-    await this.slot();
+    await this.slot(query.queryId);
+    const running = this.runAlone(query);
+    this.started.set(query.queryId, running.catch(() => undefined));
     try {
-      return await this.runAlone(query);
+      return await running;
     } finally {
+      this.started.delete(query.queryId);
       this.release();
+    }
+  }
+
+  /**
+   * Stops the statement of `queryId` (what `KILL QUERY WHERE query_id = ...` asks of a server, whose
+   * query ids the engine does not take): one still waiting for a slot fails at once with
+   * QUERY_WAS_CANCELLED; the engine is told to stop a running one, again until it has, and with
+   * `sync` this resolves only once it has stopped. Needs no slot: it must not wait behind the
+   * statements it stops.
+   */
+  async cancel(queryId: string, sync: boolean): Promise<void> {
+    const waiting = this.waiting.findIndex((entry) => entry.queryId === queryId);
+    if (waiting >= 0) {
+      this.waiting.splice(waiting, 1)[0].cancel(ClickHouseException.of(QUERY_WAS_CANCELLED, 'QUERY_WAS_CANCELLED', 'Query was cancelled', 500));
+      return;
+    }
+    const running = this.started.get(queryId);
+    if (running === undefined) return;
+    const stopping = this.stopUntilSettled(queryId, running);
+    if (sync) await stopping;
+  }
+
+  private async stopUntilSettled(queryId: string, running: Promise<unknown>): Promise<void> {
+    let settled = false;
+    void running.then(() => (settled = true));
+    // The statement may still be setting its parameters, or between them and its query, when the
+    // first kill comes: the kill is repeated until the statement has ended.
+    while (!settled) {
+      this.kill(queryId);
+      await Promise.race([running, sleep(CANCEL_RETRY_MS)]);
+    }
+  }
+
+  /**
+   * The engine's own KILL, on a connection of its own, for the statement tagged with `queryId` (see
+   * `scriptOf`). Run on this thread, for the few milliseconds it takes to flag the statement: an
+   * asynchronous query waits for a thread of libuv's pool, which the statements it would stop may
+   * hold every one of (four by default, as many as the statements running at once).
+   */
+  private kill(queryId: string): void {
+    const session = new Session(this.path);
+    try {
+      session.query(`KILL QUERY WHERE Settings['log_comment'] = ${quotedString(queryId)} ASYNC`, 'TabSeparated');
+    } finally {
+      session.close();
     }
   }
 
@@ -82,19 +137,19 @@ export class ChdbEngine {
     this.anchor.close();
   }
 
-  private async slot(): Promise<void> {
+  private async slot(queryId: string): Promise<void> {
     if (this.running < CONCURRENT_STATEMENTS) {
       this.running += 1;
       return;
     }
     // The statement that settles next hands its slot over.
-    await new Promise<void>((turn) => this.waiting.push(turn));
+    await new Promise<void>((turn, cancel) => this.waiting.push({ queryId, turn, cancel }));
   }
 
   private release(): void {
     const next = this.waiting.shift();
     if (next !== undefined) {
-      next();
+      next.turn();
       return;
     }
     this.running -= 1;
@@ -114,6 +169,13 @@ export class ChdbEngine {
       session?.close();
     }
   }
+}
+
+/** A statement waiting for a slot: handed one with `turn`, or failed with `cancel`. */
+interface Waiting {
+  readonly queryId: string;
+  readonly turn: () => void;
+  readonly cancel: (reason: Error) => void;
 }
 
 /** Each of the engine's caches that would otherwise grow to 5 GiB (marks, primary index): what a query reads often. */
@@ -148,7 +210,8 @@ function engineArguments(memoryBytes: number): string[] {
 }
 
 /**
- * The statement behind what sets it up in its connection. Parameters go through `SET param_<name>`,
+ * The statement behind what sets it up in its connection, tagged with the request's query id (the
+ * engine's `log_comment`, in place of a client's own). Parameters go through `SET param_<name>`,
  * which hands the engine the client's text unchanged: the engine then reads it per declared type, as
  * the server reads `param_<name>` (a String undoes the escaping, `\N` is null, an Array reads its
  * quoted elements). chdb's own binding (`queryBindAsync`) escapes every string once more, which no
@@ -159,6 +222,8 @@ function scriptOf(query: EngineQuery): string {
   const setup = [
     ...(query.database === undefined ? [] : [`USE ${quotedIdentifier(query.database)}`]),
     ...[...query.settings].map(([name, value]) => `SET ${name} = ${quotedString(value)}`),
+    // The engine's query ids are its own: the request's is how `cancel` finds the statement.
+    `SET log_comment = ${quotedString(query.queryId)}`,
     ...[...query.params].map(([name, value]) => `SET param_${name} = ${quotedString(value)}`),
   ];
   return [...setup, query.sql].join(';\n');

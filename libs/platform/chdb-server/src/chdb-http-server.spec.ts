@@ -122,6 +122,36 @@ describe('chdb HTTP front', () => {
     expect(finished).toEqual(['short', 'long']);
   });
 
+  /** A statement that runs for minutes unless stopped. */
+  const ENDLESS = 'SELECT count() AS n FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3';
+
+  /** The engine's statements tagged with the request's query id (how the front finds them). */
+  async function engineStatementsOf(queryId: string): Promise<unknown[]> {
+    return rows("SELECT query_id FROM system.processes WHERE Settings['log_comment'] = {id:String}", { id: queryId });
+  }
+
+  it('stops a running statement on KILL QUERY WHERE query_id = ... SYNC, answering once the engine has stopped it', async () => {
+    const running = client.query({ query: ENDLESS, query_id: 'endless-1', format: 'JSONEachRow' }).catch((error: unknown) => error);
+    while ((await engineStatementsOf('endless-1')).length === 0) await delay(20);
+    await client.command({ query: 'KILL QUERY WHERE query_id = {id:String} SYNC', query_params: { id: 'endless-1' } });
+    expect(await engineStatementsOf('endless-1')).toEqual([]);
+    expect(await running).toMatchObject({ code: '394', type: 'QUERY_WAS_CANCELLED' });
+  });
+
+  it('fails a statement still waiting for the engine on its KILL, without waiting for the statements before it', async () => {
+    const busy = Array.from({ length: 4 }, (_, index) =>
+      client.query({ query: ENDLESS, query_id: `busy-${index}`, format: 'JSONEachRow' }).catch((error: unknown) => error),
+    );
+    // The four take every statement slot as they arrive; the fifth waits for one.
+    await delay(200);
+    const waiting = client.query({ query: 'SELECT 1', query_id: 'waiting-1', format: 'JSONEachRow' }).catch((error: unknown) => error);
+    await delay(100);
+    await client.command({ query: "KILL QUERY WHERE query_id = 'waiting-1' SYNC" });
+    expect(await waiting).toMatchObject({ code: '394' });
+    await Promise.all(Array.from({ length: 4 }, (_, index) => client.command({ query: `KILL QUERY WHERE query_id = 'busy-${index}' SYNC` })));
+    for (const stopped of await Promise.all(busy)) expect(stopped).toMatchObject({ code: '394' });
+  });
+
   it('takes compressed request bodies and answers a client that asks for compressed responses', async () => {
     const compressing = connect({ compression: { request: true, response: true } });
     await compressing.insert({ table: 'texts', format: 'JSONEachRow', values: [{ id: 200, text: 'gzipped\ttext', note: null }] });

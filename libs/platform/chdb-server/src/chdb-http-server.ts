@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ChdbEngine, type EngineResult } from './chdb-engine';
 import { AUTHENTICATION_FAILED, ClickHouseException, NOT_IMPLEMENTED } from './clickhouse-exception';
-import { type HttpQuery, queryOf, readRequestBody } from './clickhouse-request';
+import { type HttpQuery, killOf, type QueryKill, queryOf, readRequestBody } from './clickhouse-request';
 
 export interface ChdbHttpOptions {
   readonly host: string;
@@ -81,6 +81,13 @@ class RequestHandler {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   }
 
+  /** Stops the statement of a query id (`ChdbEngine.cancel`). */
+  private async cancel(kill: QueryKill): Promise<EngineResult> {
+    const started = Date.now();
+    await this.engine.cancel(kill.queryId, kill.sync);
+    return { ...NO_ROWS, elapsedSeconds: (Date.now() - started) / 1000 };
+  }
+
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://front');
     let query: HttpQuery | undefined;
@@ -97,7 +104,8 @@ class RequestHandler {
       }
       const body = request.method === 'POST' ? await readRequestBody(request, this.maxBodyBytes) : '';
       query = queryOf(url.searchParams, body);
-      const result = await this.engine.run(query);
+      const kill = killOf(query);
+      const result = kill === undefined ? await this.engine.run(query) : await this.cancel(kill);
       if (this.options.verbose) this.log(`${new Date().toISOString()} query ${query.queryId} ok in ${elapsedMs(result)} ms: ${statementForLog(query)}`);
       sendResult(response, query, result);
     } catch (error) {
@@ -109,6 +117,9 @@ class RequestHandler {
     }
   }
 }
+
+/** An answer without rows: what a KILL of one query answers here. */
+const NO_ROWS: EngineResult = { body: new Uint8Array(), resultRows: 0, resultBytes: 0, elapsedSeconds: 0 };
 
 /** Whether the request carries the password, where the server would read it; any request does without one. */
 function authorized(request: IncomingMessage, url: URL, password: string | undefined): boolean {

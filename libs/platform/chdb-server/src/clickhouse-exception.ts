@@ -35,4 +35,5 @@ export const NOT_IMPLEMENTED = 48;
 export const TOO_MANY_BYTES = 307;
 export const CANNOT_READ_ALL_DATA = 33;
 export const AUTHENTICATION_FAILED = 516;
+export const QUERY_WAS_CANCELLED = 394;
 const UNKNOWN_EXCEPTION = 1002;

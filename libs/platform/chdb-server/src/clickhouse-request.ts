@@ -114,3 +114,24 @@ function identifier(name: string, what: string): string {
 function nonEmpty(value: string | null): string | undefined {
   return value === null || value === '' ? undefined : value;
 }
+
+/** A `KILL QUERY` of one query by its id, which this front serves itself (see `killOf`). */
+export interface QueryKill {
+  readonly queryId: string;
+  /** `SYNC`: answered once the query has stopped. */
+  readonly sync: boolean;
+}
+
+/**
+ * `KILL QUERY WHERE query_id = <'id' or {name:String}> [SYNC | ASYNC]`, the form clients stop a query
+ * of theirs with: the query ids of this front are the requests', which the engine does not know, so
+ * the front stops the statement itself. Any other statement (another KILL too) is the engine's.
+ */
+export function killOf(query: HttpQuery): QueryKill | undefined {
+  const match = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*(?:'([^'\\]*)'|\{(\w+)\s*:\s*String\s*\})\s*(SYNC|ASYNC)?\s*(?:FORMAT\s+\w+\s*)?;?\s*$/i.exec(query.sql);
+  if (match === null) return undefined;
+  const [, literal, param, mode] = match;
+  const queryId = literal ?? query.params.get(param);
+  if (queryId === undefined) throw ClickHouseException.of(BAD_ARGUMENTS, 'BAD_ARGUMENTS', `query parameter ${param} is not set`);
+  return { queryId, sync: mode?.toUpperCase() === 'SYNC' };
+}
