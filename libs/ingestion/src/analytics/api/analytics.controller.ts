@@ -43,7 +43,7 @@ export class AnalyticsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown[]> {
     try {
-      const answer = await this.queries.query(accountId, spec);
+      const answer = await this.queries.query(accountId, spec, abandonedWhenClientLeaves(reply));
       concurrencyHeaders(reply, answer.concurrency);
       if (answer.truncated) void reply.header(ANALYTICS_HEADERS.rowsTruncated, 'true');
       return answer.rows;
@@ -64,6 +64,15 @@ export class AnalyticsController {
   async exportStatus(@Param('account_id') accountId: string, @Param('job_id', IdentifierParam) jobId: string): Promise<AnalyticsExportStatus> {
     return this.exports.status(accountId, jobId);
   }
+}
+
+/** Aborted when the connection closes before the answer was sent: nobody waits for it any more. */
+function abandonedWhenClientLeaves(reply: FastifyReply): AbortSignal {
+  const abandoned = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abandoned.abort();
+  });
+  return abandoned.signal;
 }
 
 function concurrencyHeaders(reply: FastifyReply, { limit, used }: Concurrency): void {

@@ -3,7 +3,7 @@ import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { analyticsSpecOf } from './analytics-spec';
 import { AnalyticsQueries, ConcurrencyExceeded } from './analytics-queries.service';
-import { type AnalyticsRead, AnalyticsStore, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
+import { type AnalyticsRead, AnalyticsStore, QueryAbandoned, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
 
 /** A store whose queries answer `rows` rows once `finish` is called, recording what each asked for. */
 class HeldStore extends AnalyticsStore {
@@ -64,6 +64,27 @@ describe('AnalyticsQueries', () => {
     expect(queries.concurrencyOf('a').used).toBe(0);
   });
 
+  it('hands the store the signal of a client going away, and frees the place only once the store has stopped the query', async () => {
+    let storeStopped!: () => void;
+    const stopping = new Promise<void>((resolve) => (storeStopped = resolve));
+    const store = new (class extends AnalyticsStore {
+      async *rows(read: AnalyticsRead): AsyncIterable<string> {
+        await new Promise((resolve) => read.abandoned?.addEventListener('abort', resolve));
+        await stopping;
+        yield* await Promise.reject<string[]>(new QueryAbandoned(new Error('Query was cancelled')));
+      }
+    })();
+    const queries = queriesOver(store);
+    const clientGone = new AbortController();
+    const query = queries.query('a', spec(), clientGone.signal);
+    clientGone.abort();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queries.concurrencyOf('a').used).toBe(1);
+    storeStopped();
+    await expect(query).rejects.toBeInstanceOf(QueryAbandoned);
+    expect(queries.concurrencyOf('a').used).toBe(0);
+  });
+
   it('clamps to the row limit, or the fewer rows asked for, reading one more to tell', async () => {
     const store = new HeldStore(100);
     store.finish();
@@ -89,6 +110,7 @@ describe('AnalyticsQueries', () => {
     const failures = [
       new QueryOverTimeBudget(budget, new Error('TIMEOUT_EXCEEDED')),
       new QueryOverMemoryBudget(new Error('MEMORY_LIMIT_EXCEEDED')),
+      new QueryAbandoned(new Error('Query was cancelled')),
       new DomainError('invalid_request', 'conditions[0][1]: operator "~" is not supported'),
       new Error('ECONNREFUSED'),
     ];
@@ -96,7 +118,7 @@ describe('AnalyticsQueries', () => {
       await expect(queriesOver(failingStore(error), metrics).query('a', spec())).rejects.toBe(error);
     }
     const counted = await metrics.getSingleMetricAsString('guidepost_analytics_queries_total');
-    for (const outcome of ['answered', 'concurrency_limited', 'over_time_budget', 'over_memory_budget', 'invalid', 'failed']) {
+    for (const outcome of ['answered', 'concurrency_limited', 'over_time_budget', 'over_memory_budget', 'abandoned', 'invalid', 'failed']) {
       expect(counted).toContain(`guidepost_analytics_queries_total{outcome="${outcome}"} ${outcome === 'answered' ? 2 : 1}`);
     }
   });

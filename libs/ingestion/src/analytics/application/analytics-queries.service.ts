@@ -4,7 +4,7 @@ import { AppConfig } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { AnalyticsSpec } from './analytics-spec';
-import { AnalyticsStore, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
+import { AnalyticsStore, QueryAbandoned, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from './analytics-store.port';
 
 /** When a refused client may try again: a query takes at most its time budget, usually far less. */
 const RETRY_AFTER_SECONDS = 1;
@@ -37,9 +37,9 @@ export class ConcurrencyExceeded extends DomainError {
  * store that is too busy for the time budget (`over_time_budget`, answered 503) from one that is down
  * (`failed`, also 503), and the clients' own doing: queries too heavy for any store
  * (`over_memory_budget`, 400), conditions that do not compile (`invalid`, 400), too many at once
- * (`concurrency_limited`, 429).
+ * (`concurrency_limited`, 429), and queries whose client went away before the answer (`abandoned`).
  */
-type QueryOutcome = 'answered' | 'concurrency_limited' | 'invalid' | 'over_time_budget' | 'over_memory_budget' | 'failed';
+type QueryOutcome = 'answered' | 'concurrency_limited' | 'invalid' | 'over_time_budget' | 'over_memory_budget' | 'abandoned' | 'failed';
 
 /**
  * Synchronous analytics queries. Each account may run `GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES` at once
@@ -58,7 +58,7 @@ export class AnalyticsQueries {
   ) {
     this.outcomes = metrics.counter({
       name: 'guidepost_analytics_queries_total',
-      help: 'Analytics queries by outcome: answered, concurrency_limited (429), invalid (400), over_time_budget (503), over_memory_budget (400), failed',
+      help: 'Analytics queries by outcome: answered, concurrency_limited (429), invalid (400), over_time_budget (503), over_memory_budget (400), abandoned (client gone), failed',
       labelNames: ['outcome'],
     });
   }
@@ -68,9 +68,13 @@ export class AnalyticsQueries {
     return { limit: this.config.analytics.concurrentQueries, used: this.running.get(accountId) ?? 0 };
   }
 
-  async query(accountId: string, spec: AnalyticsSpec): Promise<AnalyticsAnswer> {
+  /**
+   * Runs the query within the account's concurrency; `abandoned` aborts when its client has gone. The
+   * account's slot is freed once the store has stopped the query, whatever ended it.
+   */
+  async query(accountId: string, spec: AnalyticsSpec, abandoned?: AbortSignal): Promise<AnalyticsAnswer> {
     try {
-      const answer = await this.run(accountId, spec);
+      const answer = await this.run(accountId, spec, abandoned);
       this.outcomes.inc({ outcome: 'answered' });
       return answer;
     } catch (error) {
@@ -79,13 +83,13 @@ export class AnalyticsQueries {
     }
   }
 
-  private async run(accountId: string, spec: AnalyticsSpec): Promise<AnalyticsAnswer> {
+  private async run(accountId: string, spec: AnalyticsSpec, abandoned: AbortSignal | undefined): Promise<AnalyticsAnswer> {
     const concurrency = this.acquire(accountId);
     try {
       const maxRows = Math.min(spec.limit ?? Number.MAX_SAFE_INTEGER, this.config.analytics.maxRows);
       const rows: unknown[] = [];
       // One more row than answered tells whether the result was clamped.
-      for await (const row of this.store.rows({ accountId, spec, maxRows: maxRows + 1, budget: budgetOf(this.config) })) {
+      for await (const row of this.store.rows({ accountId, spec, maxRows: maxRows + 1, budget: budgetOf(this.config), abandoned })) {
         rows.push(JSON.parse(row));
       }
       return { rows: rows.slice(0, maxRows), truncated: rows.length > maxRows, concurrency };
@@ -112,6 +116,7 @@ function outcomeOf(error: unknown): QueryOutcome {
   if (error instanceof ConcurrencyExceeded) return 'concurrency_limited';
   if (error instanceof QueryOverTimeBudget) return 'over_time_budget';
   if (error instanceof QueryOverMemoryBudget) return 'over_memory_budget';
+  if (error instanceof QueryAbandoned) return 'abandoned';
   // The conditions are compiled with the statement: a condition at fault is found there.
   if (error instanceof DomainError && error.code === 'invalid_request') return 'invalid';
   return 'failed';

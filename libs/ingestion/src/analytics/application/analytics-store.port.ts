@@ -13,6 +13,8 @@ export interface AnalyticsRead {
   readonly spec: AnalyticsSpec;
   readonly maxRows: number;
   readonly budget: QueryBudget;
+  /** Aborted when nobody waits for the answer any more (the client closed its connection). */
+  readonly abandoned?: AbortSignal;
 }
 
 /** What makes a query ask for less: said by both refusals below. */
@@ -50,11 +52,21 @@ export class QueryOverTimeBudget extends DomainError {
   }
 }
 
+/** A query stopped because its client went away: nobody reads its answer. */
+export class QueryAbandoned extends Error {
+  constructor(cause: unknown) {
+    super('query: stopped, its client went away', { cause });
+    this.name = 'QueryAbandoned';
+  }
+}
+
 /**
  * Runs analytics queries on the event store. Rows come back as JSON object texts, one per row, in
  * the answer's order, at most `maxRows` of them: the caller asks for one more than it answers to
  * learn whether the result was clamped. A query stopped by its budget fails with `QueryOverMemoryBudget`
- * or `QueryOverTimeBudget`.
+ * or `QueryOverTimeBudget`, one whose client went away with `QueryAbandoned`; either way the store has
+ * stopped it by the time the iteration ends, so a caller counting running queries counts what the
+ * store runs.
  */
 export abstract class AnalyticsStore {
   abstract rows(read: AnalyticsRead): AsyncIterable<string>;

@@ -5,7 +5,7 @@ import { classifyFailure } from '@guidepost/platform-failures';
 import { ClickHouseEventStore, eventRowOf } from '../../events/data-access/clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from '../../events/data-access/clickhouse-migrations';
 import { analyticsSpecOf } from '../application/analytics-spec';
-import { type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
+import { QueryAbandoned, type QueryBudget, QueryOverMemoryBudget, QueryOverTimeBudget } from '../application/analytics-store.port';
 import { ClickHouseAnalyticsStore } from './clickhouse-analytics-store';
 
 /** A ClickHouse to run the cases against: a client of an empty store, and how to let go of it. */
@@ -71,9 +71,9 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
 
   afterAll(() => target.release());
 
-  async function rows(accountId: string, body: object, maxRows = 100, budget = AMPLE): Promise<unknown[]> {
+  async function rows(accountId: string, body: object, maxRows = 100, budget = AMPLE, abandoned?: AbortSignal): Promise<unknown[]> {
     const found: unknown[] = [];
-    for await (const row of analytics.rows({ accountId, spec: analyticsSpecOf({ ...WINDOW, ...body }), maxRows, budget })) found.push(JSON.parse(row));
+    for await (const row of analytics.rows({ accountId, spec: analyticsSpecOf({ ...WINDOW, ...body }), maxRows, budget, abandoned })) found.push(JSON.parse(row));
     return found;
   }
 
@@ -123,6 +123,54 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { flow_id: '3', events: 1 },
     ]);
   }, 30_000);
+
+  /** The query ids of the store's queries running now, by the id the client gave (the chdb front tags its engine's statements with it). */
+  async function runningQueries(queryId: string): Promise<unknown[]> {
+    const result = await target.client.query({
+      query: "SELECT query_id FROM system.processes WHERE query_id = {id:String} OR Settings['log_comment'] = {id:String}",
+      query_params: { id: queryId },
+      format: 'JSONEachRow',
+    });
+    return result.json();
+  }
+
+  /**
+   * A query the store does not stop by itself within a second: binding and planning 999
+   * conditions do not count against its `max_execution_time`, which it checks between blocks of rows.
+   */
+  const heavy = { metrics: ['events'], conditions: Array.from({ length: 999 }, (_, index) => ['absent', 'not like', `%never ${index}%`]) };
+  const oneSecond: QueryBudget = { maxExecutionSeconds: 1, maxMemoryBytes: 1024 ** 3 };
+
+  /** Runs `query` and tells the query id it ran under in the store. */
+  async function underQueryId(query: () => Promise<unknown>): Promise<{ outcome: unknown; queryId: string }> {
+    const queries = jest.spyOn(target.client, 'exec');
+    try {
+      const outcome = await query().catch((error: unknown) => error);
+      return { outcome, queryId: queries.mock.calls[0][0].query_id as string };
+    } finally {
+      queries.mockRestore();
+    }
+  }
+
+  it('stops a query in the store once its time budget has passed, answering within about the budget', async () => {
+    const started = Date.now();
+    const { outcome, queryId } = await underQueryId(() => rows('large', heavy, 10, oneSecond));
+    expect(outcome).toBeInstanceOf(QueryOverTimeBudget);
+    // The budget and the grace before the stop from here, and the store's confirmation, on a busy machine.
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(await runningQueries(queryId)).toEqual([]);
+  }, 60_000);
+
+  it('stops a query in the store when its client goes away, ending only once the store has stopped it', async () => {
+    const clientGone = new AbortController();
+    const { outcome, queryId } = await underQueryId(() => {
+      const reading = rows('large', heavy, 10, { maxExecutionSeconds: 60, maxMemoryBytes: 1024 ** 3 }, clientGone.signal);
+      setTimeout(() => clientGone.abort(), 200);
+      return reading;
+    });
+    expect(outcome).toBeInstanceOf(QueryAbandoned);
+    expect(await runningQueries(queryId)).toEqual([]);
+  }, 60_000);
 
   it('reads at most maxRows rows', async () => {
     expect(await rows('large', { columns: ['user_id'] }, 3)).toHaveLength(3);
