@@ -156,8 +156,8 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     const started = Date.now();
     const { outcome, queryId } = await underQueryId(() => rows('large', heavy, 10, oneSecond));
     expect(outcome).toBeInstanceOf(QueryOverTimeBudget);
-    // The budget and the grace before the stop from here, and the store's confirmation, on a busy machine.
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // The budget, the grace before the stop and the store's confirmation, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await runningQueries(queryId)).toEqual([]);
   }, 60_000);
 
