@@ -37,7 +37,7 @@ export function failedFigure(stage: string, figure: string, error: unknown): Fig
 
 const COLUMNS = ['stage', 'figure', 'measured', 'baseline (same run)', 'ratio', 'target', 'verdict'] as const;
 
-/** The figures as a Markdown table (pasted as is into docs/performance.md). */
+/** The figures as a Markdown table (pasted as is into a dated file of bench/results). */
 export function renderTable(figures: readonly Figure[]): string {
   const rows = figures.map((figure) => [
     figure.stage,

@@ -185,7 +185,7 @@ const ENGINE_CACHE_BYTES = 64 * 1024 * 1024;
  * The free engine memory a query needs per thread before it may use one more. The engine's default
  * (1 GiB) is sized for a server of its own: under the few hundred MiB the standalone shape gives the
  * engine, it ran every query on one thread, and analytics over 10 M events took 2.5 times as long as
- * with a thread per core (docs/performance.md, "Analytics"). A reading thread holds a few blocks of
+ * with a thread per core (bench/results/2026-11-24.md, "Analytics"). A reading thread holds a few blocks of
  * 65,536 rows. A query setting, so given with every statement: the engine's arguments set only those
  * of the session that starts it.
  */

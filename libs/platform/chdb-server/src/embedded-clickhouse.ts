@@ -38,7 +38,7 @@ const CHRT = ['/usr/bin/chrt', '/bin/chrt'].find((path) => existsSync(path));
 
 /**
  * How the engine process yields the CPU to Guidepost's: in order of preference, an idle CPU group
- * (measured at 10 M events: tracking 3.2 % slower while funnels ran back to back, docs/performance.md),
+ * (measured at 10 M events: tracking 3.2 % slower while funnels ran back to back, bench/results/2026-11-25.md),
  * else the `SCHED_IDLE` policy for every thread with its session's autogroup at nice 19 (10.7 % at
  * 1 M), else nothing (37 %: the queries take the event loop's time).
  */

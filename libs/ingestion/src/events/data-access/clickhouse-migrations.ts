@@ -74,7 +74,7 @@ export const EVENT_STORE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // A month that has had no insert for 10 minutes is merged into one part. Background merges alone
     // leave the parts of an import (each spanning every user of its account) unmerged for good: a
     // month of 10 M imported events stayed at 7 parts, and every `FINAL` read merged them again,
-    // 2 to 4 times the cost of reading merged parts (docs/performance.md, "Analytics"). The month still
+    // 2 to 4 times the cost of reading merged parts (bench/results/2026-11-24.md, "Analytics"). The month still
     // being written is left to the usual merges; an old month is written again only when late events
     // reach it. Operators change the delay with ALTER TABLE (docs/analytics.md, "Speed").
     version: 3,
@@ -89,7 +89,7 @@ export const EVENT_STORE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // each key in the block. In a view, a subquery naming the Null table reads the inserted block, so
     // the lookup reads only the block's accounts and time span, and within them first the event ids
     // the block holds (`event_id IN`: a block spread over every month then costs 0.6 s instead of
-    // 3.8 s against 10 M events; docs/performance.md, "Reading analytics without FINAL"). Two inserts
+    // 3.8 s against 10 M events; bench/results/2026-11-27.md). Two inserts
     // at once would each miss the other's rows: the event store adapter runs its inserts one at a time.
     version: 4,
     name: 'drop stored events at insert',
