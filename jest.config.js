@@ -1,5 +1,14 @@
-// Two sizes of test: fast unit specs beside the code, and the end-to-end suite that drives a real
-// server over HTTP (test/e2e). SWC compiles with decorator metadata so Nest wiring works unchanged.
+// The repository's Jest projects, by size and by what they run against:
+// - unit: *.spec.ts beside the code, in process (npm run test:unit);
+// - medium: *.medium-spec.ts, against one embedded PostgreSQL per run (npm run test:medium);
+// - integration: *.int-spec.ts, adapters against real servers (npm run test:distributed);
+// - e2e: test/e2e over HTTP against a real standalone server (npm run test:e2e);
+// - e2e-distributed: the same specs against the gateway of a distributed suite (npm run test:distributed);
+// - distributed: test/distributed, scaling and crash safety of the distributed shape (npm run test:distributed);
+// - docs: the API reference at /docs in headless Chromium (npm run test:docs);
+// - docs-distributed: the same against the gateway (no npm script runs it).
+// test/helm/jest.config.js (chart) and test/cluster/jest.config.js (e2e-cluster, cluster) build on
+// these. SWC compiles with decorator metadata so Nest wiring works unchanged.
 const { pathsToModuleNameMapper } = require('./tools/jest/paths');
 
 const transform = {
