@@ -11,7 +11,7 @@ import { AnalyticsExports } from './analytics/application/analytics-exports.serv
 import { AnalyticsQueries } from './analytics/application/analytics-queries.service';
 import { AnalyticsStore } from './analytics/application/analytics-store.port';
 import { ClickHouseAnalyticsStore } from './analytics/data-access/clickhouse-analytics-store';
-import { INGESTION_DATABASE, INGESTION_EVENT_STORE, INGESTION_SCHEMA } from './data-access/ingestion-database';
+import { INGESTION_DATABASE, INGESTION_EVENT_STORE } from './data-access/ingestion-database';
 import { EventSinkConsumer } from './events/api/event-sink.consumer';
 import { UserEventsController } from './events/api/user-events.controller';
 import { AcceptedEventsLog } from './events/application/accepted-events-log.port';
@@ -28,6 +28,7 @@ import { FilteringRulesCopyConsumer } from './filtering/api/filtering-rules-copy
 import { FilteredItems } from './filtering/application/filtered-items';
 import { FilteringRules } from './filtering/application/filtering-rules.service';
 import { IngestionFilteringRulesCopy } from './filtering/data-access/ingestion-filtering-rules-copy.repository';
+import { INGESTION_SCHEMA } from './ingestion-schema';
 import { ImportFailuresController } from './imports/api/import-failures.controller';
 import { ImportWorkerConsumer } from './imports/api/import-worker.consumer';
 import { ImportsController } from './imports/api/imports.controller';

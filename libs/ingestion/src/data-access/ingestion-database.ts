@@ -1,6 +1,7 @@
 import type { ClickHouseServiceOptions } from '@guidepost/platform-clickhouse';
 import type { ServiceDatabaseOptions } from '@guidepost/platform-database';
 import { EVENT_STORE_MIGRATIONS } from '../events/data-access/clickhouse-migrations';
+import { INGESTION_SCHEMA } from '../ingestion-schema';
 import { JobEventEntity } from '../jobs/data-access/job-event.entity';
 import { JobEntity } from '../jobs/data-access/job.entity';
 import { CreateJobRegistry1795278090469 } from './migrations/0001-create-job-registry';
@@ -10,10 +11,11 @@ import { CreateIngestionDeadLetters1795537290473 } from './migrations/0004-creat
 import { IndexJobsInProgress1795540000001 } from './migrations/0005-index-jobs-in-progress';
 import { IndexIngestionMessagingRetention1795610000000 } from './migrations/0006-index-messaging-retention';
 
-/** The ingestion service's PostgreSQL schema, also the name of its data source and unit of work. */
-export const INGESTION_SCHEMA = 'ingestion';
-
-/** The ingestion service's PostgreSQL schema, its entities and its migrations (in order; append only). */
+/**
+ * The ingestion service's PostgreSQL schema, its entities and its migrations (in order; append only).
+ * It gathers what the modules own (the job registry's entities, the event store's migrations) for the
+ * service module and the hosts; nothing inside a module imports it back, so the floors run one way.
+ */
 export const INGESTION_DATABASE: ServiceDatabaseOptions = {
   schema: INGESTION_SCHEMA,
   entities: [JobEntity, JobEventEntity],

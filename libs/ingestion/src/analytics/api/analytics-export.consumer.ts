@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AnalyticsExportRequested } from '@guidepost/contracts-events';
 import { MessageBus } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { type AnalyticsExportReport, analyticsExportGivenUp, AnalyticsExports } from '../application/analytics-exports.service';
 
 export const ANALYTICS_EXPORT_GROUP = 'ingestion.analytics-export';

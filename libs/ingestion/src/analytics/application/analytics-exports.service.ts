@@ -7,7 +7,7 @@ import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWi
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { type AnalyticsRequest, analyticsSpecOf } from './analytics-spec';
 import { AnalyticsStore } from './analytics-store.port';

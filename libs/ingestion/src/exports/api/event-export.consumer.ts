@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { EventExportRequested } from '@guidepost/contracts-events';
 import { MessageBus } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { EventExportService, type ExportReport, exportGivenUp } from '../application/event-export.service';
 
 export const EVENT_EXPORT_GROUP = 'ingestion.event-export';

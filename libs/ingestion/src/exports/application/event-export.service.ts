@@ -4,7 +4,7 @@ import { type CreatedJob, type ExportCondition, JobName } from '@guidepost/contr
 import { BlobStore } from '@guidepost/platform-blob';
 import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobMetrics } from '../../jobs/application/job-metrics';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { EventStore, type ExportQuery } from '../../events/application/event-store.port';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { IngestionFilteringRules } from '@guidepost/contracts-events';
 import { FilteringRulesCopy, InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 
 /**
  * The ingestion service's copy of the accounts' ingestion filtering rules (the content service's

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { ImportRepository } from '../data-access/import.repository';
 import type { RowFailure } from '../domain/row-failure';
 

@@ -6,7 +6,7 @@ import { BlobStore } from '@guidepost/platform-blob';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-errors';
 import { type InboundBody, type RecordFormat } from '@guidepost/platform-http';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { importBlobKey } from '../domain/import-blob-key';
 import { withContent } from './upload-content';

@@ -17,7 +17,7 @@ import {
   type NdjsonValue,
   type RecordFailure,
 } from '@guidepost/platform-http';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { eventsAcceptedCounter } from '../../events/application/events-accepted';
 import { FilteredItems } from '../../filtering/application/filtered-items';
 import { FilteringRules } from '../../filtering/application/filtering-rules.service';

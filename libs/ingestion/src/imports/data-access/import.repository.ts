@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import type { RowFailure } from '../domain/row-failure';
 
 /** The rows imports could not import (`import_failures`), and the state of an import's own outbox messages. */

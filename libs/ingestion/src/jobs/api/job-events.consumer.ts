@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { JobEventRecorded } from '@guidepost/contracts-events';
 import { MessageBus } from '@guidepost/platform-bus';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRegistry } from '../application/job-registry.service';
 
 const GROUP = 'ingestion.job-registry';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { JobName, type JobStatus } from '@guidepost/contracts-http';
 import { MetricsRegistry, reportScrapedGauge } from '@guidepost/platform-observability';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRepository } from '../data-access/job.repository';
 
 /**

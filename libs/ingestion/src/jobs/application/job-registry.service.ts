@@ -5,7 +5,7 @@ import { JOB_LIST_LIMIT, JobName, JobRegistryClient, type CreatedJob } from '@gu
 import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError, notFound } from '@guidepost/platform-errors';
-import { INGESTION_SCHEMA } from '../../data-access/ingestion-database';
+import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { INITIAL_JOB_STATUS, jobStatusAfter } from '../domain/job-status';
 import type { JobEventEntity } from '../data-access/job-event.entity';
 import type { JobEntity } from '../data-access/job.entity';
