@@ -4,8 +4,10 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '@guidepost/platform-config';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { AccountAdministration } from './application/account-administration.service';
+import { AccountStore } from './application/account-store.port';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeyLookup } from './application/api-key-lookup.port';
+import { ApiKeyStore } from './application/api-key-store.port';
 import { PublicApiGate } from './application/public-api-gate';
 import { AdminAccountsController } from './api/admin-accounts.controller';
 import { GatewayHttpHooks } from './api/gateway-http.hooks';
@@ -37,9 +39,11 @@ import { GatewayProxy } from './routing/gateway-proxy';
   ],
   controllers: [AdminAccountsController],
   providers: [
-    AccountRepository,
+    { provide: AccountStore, useClass: AccountRepository },
+    // One repository behind both ports of `gateway.api_keys`: authentication reads it, administration writes it.
     ApiKeyRepository,
     { provide: ApiKeyLookup, useExisting: ApiKeyRepository },
+    { provide: ApiKeyStore, useExisting: ApiKeyRepository },
     { provide: ApiKeyAuthenticator, inject: [ApiKeyLookup], useFactory: (lookup: ApiKeyLookup) => new ApiKeyAuthenticator(lookup) },
     {
       provide: PublicApiGate,

@@ -2,17 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { Account, CreateAccountRequest, CreatedApiKey } from '@guidepost/contracts-http';
 import { DomainError, notFound } from '@guidepost/platform-errors';
 import { hashSecret, newAccountId, newApiKey, newApiSecret } from '../domain/credentials';
-import type { AccountEntity } from '../data-access/account.entity';
-import { AccountRepository } from '../data-access/account.repository';
-import { ApiKeyRepository } from '../data-access/api-key.repository';
+import { AccountStore, type StoredAccount } from './account-store.port';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyStore } from './api-key-store.port';
 
 /** The admin use cases: accounts and their API keys (the web studio's job in the hosted product). */
 @Injectable()
 export class AccountAdministration {
   constructor(
-    private readonly accounts: AccountRepository,
-    private readonly apiKeys: ApiKeyRepository,
+    private readonly accounts: AccountStore,
+    private readonly apiKeys: ApiKeyStore,
     private readonly authenticator: ApiKeyAuthenticator,
   ) {}
 
@@ -47,6 +46,6 @@ export class AccountAdministration {
   }
 }
 
-function toAccount(entity: AccountEntity): Account {
-  return { id: entity.id, name: entity.name, created_at: entity.createdAt.toISOString() };
+function toAccount(account: StoredAccount): Account {
+  return { id: account.id, name: account.name, created_at: account.createdAt.toISOString() };
 }

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { AccountStore } from '../application/account-store.port';
 import { GATEWAY_SCHEMA } from '../gateway-schema';
 import { AccountEntity } from './account.entity';
 
 @Injectable()
-export class AccountRepository {
+export class AccountRepository implements AccountStore {
   constructor(@InjectRepository(AccountEntity, GATEWAY_SCHEMA) private readonly accounts: Repository<AccountEntity>) {}
 
-  /** Inserts the account unless its id is taken; the created account, or undefined when the id exists. */
   async insertIfAbsent(id: string, name: string): Promise<AccountEntity | undefined> {
     const account = this.accounts.create({ id, name, createdAt: new Date() });
     // One statement, so two concurrent creations of one id cannot both succeed.

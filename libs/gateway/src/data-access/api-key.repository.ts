@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import { ApiKeyLookup, type ActiveApiKey } from '../application/api-key-lookup.port';
+import { ApiKeyStore } from '../application/api-key-store.port';
 import { GATEWAY_SCHEMA } from '../gateway-schema';
 import { ApiKeyEntity } from './api-key.entity';
 
 @Injectable()
-export class ApiKeyRepository implements ApiKeyLookup {
+export class ApiKeyRepository implements ApiKeyLookup, ApiKeyStore {
   constructor(@InjectRepository(ApiKeyEntity, GATEWAY_SCHEMA) private readonly apiKeys: Repository<ApiKeyEntity>) {}
 
   async findActive(key: string): Promise<ActiveApiKey | undefined> {
@@ -19,7 +20,6 @@ export class ApiKeyRepository implements ApiKeyLookup {
     return this.apiKeys.save(entity);
   }
 
-  /** Marks the account's key revoked (keeping the first revocation time); false when the account has no such key. */
   async revoke(accountId: string, key: string): Promise<boolean> {
     const existing = await this.apiKeys.findOneBy({ key, accountId });
     if (!existing) return false;
