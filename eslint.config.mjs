@@ -5,6 +5,38 @@ import tseslint from 'typescript-eslint';
 
 const SERVICE_SCOPES = ['gateway', 'content', 'segment', 'profile', 'ingestion'];
 
+// The floors of a service library (and of each module in it), lowest first. A floor imports nothing of
+// the floors above it: the domain stands alone, application holds the use cases and their ports,
+// data-access implements those ports, api drives the application. Specs assemble floors, so they are free.
+const FLOORS = ['domain', 'application', 'data-access', 'api'];
+const SERVICE_SOURCES = `libs/{${SERVICE_SCOPES.join(',')}}/src`;
+const SPECS = ['**/*.spec.ts', '**/*.*-spec.ts', '**/*.spec-cases.ts'];
+
+/** no-restricted-imports refusing relative imports that reach into any of `floors`. */
+function refuseFloors(floors) {
+  const regex = `^\\.{1,2}/(.*/)?(${floors.join('|')})(/|$)`;
+  return ['error', { patterns: [{ regex, message: `A floor of a service imports only the floors below it (${FLOORS.join(' < ')}).` }] }];
+}
+
+const floorRules = FLOORS.slice(0, -1).map((floor, index) => ({
+  files: [`${SERVICE_SOURCES}/**/${floor}/**/*.ts`],
+  ignores: SPECS,
+  rules: { 'no-restricted-imports': refuseFloors(FLOORS.slice(index + 1)) },
+}));
+
+// Application code that still takes its repositories rather than ports: refused only the api floor
+// until each moves behind ports of its own (as the gateway's AccountAdministration did). Add none.
+const APPLICATION_ON_REPOSITORIES = [
+  'libs/content/src/application/{experience-catalog.service,flow-catalog.service,ingestion-filtering-rules.service}.ts',
+  'libs/content/src/application/{studio-document-catalog.service,tag-catalog.service,transactional-writes}.ts',
+  'libs/ingestion/src/filtering/application/filtering-rules.service.ts',
+  'libs/ingestion/src/imports/application/{import-batch-writer,import-worker.service}.ts',
+  'libs/ingestion/src/jobs/application/{job-metrics,job-registry.service}.ts',
+  'libs/profile/src/application/{group-association.service,intake-filter,profile-deletion.service}.ts',
+  'libs/profile/src/application/{profile-imports.service,profiles.service,user-profile-directory.service}.ts',
+  'libs/segment/src/application/{membership-change.service,membership-export.service,segments.service}.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.nx/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -60,6 +92,8 @@ export default tseslint.config(
       ],
     },
   },
+  ...floorRules,
+  { files: APPLICATION_ON_REPOSITORIES, rules: { 'no-restricted-imports': refuseFloors(['api']) } },
   {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {
