@@ -17,6 +17,7 @@ export { canonicalPathOf, readPath, type PathReading } from './routing/canonical
 export { type DirectRoute, type DirectRoutePath, directRoutesOf, serveDirectRoute, ServesDirectly } from './routing/direct-route';
 export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-rendering.decorator';
 export { renderCsv } from './rendering/render-csv';
+export { csvCell, csvRecord, FORMULA_START, NUMBER_TEXT } from './rendering/csv-cell';
 export { AccountStatements } from './auth/account-statement';
 export { AdminTokenGuard } from './auth/admin-token.guard';
 export { InternalCallerGuard } from './auth/internal-caller.guard';

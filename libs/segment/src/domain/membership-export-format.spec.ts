@@ -61,6 +61,12 @@ describe('csv export rows', () => {
     );
   });
 
+  it('neutralises formula cells of ids, properties and property names, and leaves negative numbers as numbers', () => {
+    const render = exportRenderer('csv', ['=name', 'balance']);
+    expect(render.header).toBe(`user_id,"'=name",balance\n`);
+    expect(render.row('@u1', { '=name': '=HYPERLINK("x")', balance: -5 })).toBe(`"'@u1","'=HYPERLINK(""x"")",-5\n`);
+  });
+
   it('quotes a header cell that needs it', () => {
     expect(exportRenderer('csv', ['a,b']).header).toBe('user_id,"a,b"\n');
   });

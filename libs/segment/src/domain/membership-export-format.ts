@@ -1,5 +1,6 @@
 import { textProblem } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
+import { csvRecord } from '@guidepost/platform-http';
 
 export type ExportFormat = 'csv' | 'json';
 
@@ -64,29 +65,7 @@ function propertyOf(profile: Profile | undefined, name: string): unknown {
   return profile[name] ?? null;
 }
 
+/** Cells as every CSV of the API writes them (`csvCell`: JSON text for arrays and objects, formulas neutralised). */
 function csvLine(values: readonly unknown[]): string {
-  return `${values.map(csvCell).join(',')}\n`;
-}
-
-/** Null is an empty cell; arrays and objects occupy one cell as JSON text (docs/api-contract.md#response-formats). */
-function csvCell(value: unknown): string {
-  const text = cellText(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function cellText(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    case 'object':
-      return value === null ? '' : JSON.stringify(value);
-    case 'undefined':
-    case 'function': // functions and symbols cannot come from a JSON profile
-    case 'symbol':
-      return '';
-  }
+  return `${csvRecord(values)}\n`;
 }

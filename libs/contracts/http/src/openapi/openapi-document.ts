@@ -1,6 +1,6 @@
 import { PUBLIC_API_VERSION } from '../api-version';
 import { AnalyticsExportStatusSchema, AnalyticsQuerySchema, AnalyticsRowSchema } from '../schemas/analytics.schema';
-import { AsyncAcknowledgementSchema, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
+import { AsyncAcknowledgementSchema, CSV_FORMULA_RULE, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
 import { FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
 import { EXPERIENCE_KINDS, EXPERIENCE_RECORD_SCHEMAS, tagOf } from '../schemas/experience-kinds';
 import { EventSchema, TIME_ZONE_FORMS, TrackEventSchema } from '../schemas/events.schema';
@@ -53,7 +53,7 @@ not take gets 405 with \`Allow\`.
 
 **Responses.** JSON unless the request carries \`Accept: text/csv\` (no \`Accept\` header means JSON). The CSV form is
 a header line of the JSON field names and one row per object; null values are empty cells; arrays and objects are JSON
-text in one cell; event output flattens \`attributes\` into \`attributes.<key>\` columns. Lists are not paginated:
+text in one cell; event output flattens \`attributes\` into \`attributes.<key>\` columns. ${CSV_FORMULA_RULE} Lists are not paginated:
 unknown query parameters (such as \`page\` or \`limit\`) are ignored, never rejected. Synchronous operations answer 200
 (201 on creation); offline operations answer 202 with a \`job_id\` and a \`job_url\` to poll.
 

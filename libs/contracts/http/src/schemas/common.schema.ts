@@ -42,3 +42,8 @@ export function jobUrlOf(publicUrl: string, accountId: string, jobId: string): s
 export function asyncAcknowledgement(publicUrl: string, accountId: string, jobId: string): AsyncAcknowledgement {
   return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrlOf(publicUrl, accountId, jobId) };
 }
+
+/** How every CSV of the API, answers and export files, writes a cell that a spreadsheet would run as a formula. */
+export const CSV_FORMULA_RULE =
+  'A cell (header cells too) that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is neutralised against CSV ' +
+  "injection: it gets a single quote `'` before it and is quoted; a cell that is wholly a number (`-5`) is left as it is.";

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CSV_FORMULA_RULE } from './common.schema';
 import { timeZoneSchema } from './events.schema';
 
 /**
@@ -133,7 +134,7 @@ export const EventExportRequestSchema = Type.Object(
       {
         description:
           '`json`: newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `attributes`; `csv`: ' +
-          'columns `name`, `timestamp`, `user_id` and one `attributes.<key>` column per attribute key seen (sorted)',
+          `columns \`name\`, \`timestamp\`, \`user_id\` and one \`attributes.<key>\` column per attribute key seen (sorted). ${CSV_FORMULA_RULE}`,
       },
     ),
     conditions: Type.Array(ExportConditionSchema, {

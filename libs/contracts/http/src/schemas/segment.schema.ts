@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CSV_FORMULA_RULE } from './common.schema';
 
 /**
  * Segments and their membership operations as the public API takes and returns them. Segment
@@ -78,7 +79,7 @@ export const SegmentMembershipExportRequestSchema = Type.Object(
           default: 'json',
           description:
             '`json`: newline-delimited JSON, one object per member; `csv`: a header line `user_id,<property_names...>` ' +
-            'then one row per member. Members are ordered by `user_id`.',
+            `then one row per member. Members are ordered by \`user_id\`. ${CSV_FORMULA_RULE}`,
         },
       ),
     ),

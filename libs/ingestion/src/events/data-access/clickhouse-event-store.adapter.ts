@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Event } from '@guidepost/contracts-http';
 import { PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
+import { csvRecord } from '@guidepost/platform-http';
 import { type AccountEvent, EventStore, ExportOverMemoryBudget, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
 import { compileExportConditions } from '../domain/export-conditions';
 import { dateTime64Param } from '../domain/instant';
@@ -298,8 +299,7 @@ function csvAttributeKeys(keys: readonly string[]): string[] {
   return [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
-/** `name,timestamp,user_id,attributes.<key>...`, quoted as `CSV_RECORD` quotes its cells. */
+/** `name,timestamp,user_id,attributes.<key>...`, cells written as `CSV_RECORD` writes them (`csvCell`). */
 function csvHeader(keys: readonly string[]): string {
-  const names = ['name', 'timestamp', 'user_id', ...keys.map((key) => `attributes.${key}`)];
-  return `${names.map((name) => (/[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name)).join(',')}\r\n`;
+  return `${csvRecord(['name', 'timestamp', 'user_id', ...keys.map((key) => `attributes.${key}`)])}\r\n`;
 }

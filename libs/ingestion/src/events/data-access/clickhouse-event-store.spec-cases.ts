@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { RecordedEvent } from '@guidepost/contracts-events';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
 import { classifyFailure } from '@guidepost/platform-failures';
+import { csvRecord } from '@guidepost/platform-http';
 import { ExportOverMemoryBudget, type ExportQuery } from '../application/event-store.port';
 import { ClickHouseEventStore, MAX_CSV_ATTRIBUTE_COLUMNS } from './clickhouse-event-store.adapter';
 import { EVENT_STORE_MIGRATIONS } from './clickhouse-migrations';
@@ -276,6 +277,18 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
         '"a,b",2024-05-02T00:00:00.000Z,u1,x,,,,"say ""hi"""\r\n' +
         'plain,2024-05-03T00:00:00.000Z,u1,,2.5,"{""o"":[1]}",true,\r\n',
     );
+  });
+
+  it('neutralises CSV cells a spreadsheet would run as formulas, by the rule of every CSV of the API (csvCell)', async () => {
+    const attributes = { '=key': '+1+cmd', balance: -5, dash: '-', note: '-2.5', tab: '\t=1', text: '@SUM(A1)', when: '=1,"a"' };
+    await insert([event({ name: '=HYPERLINK("x")', userId: '-u1', attributes })]);
+    const { text } = await exported({ format: 'csv' });
+    expect(text).toBe(
+      'name,timestamp,user_id,attributes.=key,attributes.balance,attributes.dash,attributes.note,attributes.tab,attributes.text,attributes.when\r\n' +
+        `"'=HYPERLINK(""x"")",2024-05-01T09:30:00.000Z,"'-u1","'+1+cmd",-5,"'-",-2.5,"'\t=1","'@SUM(A1)","'=1,""a"""\r\n`,
+    );
+    const cells = ['=HYPERLINK("x")', '2024-05-01T09:30:00.000Z', '-u1', ...Object.values(attributes)];
+    expect(text.split('\r\n')[1]).toBe(csvRecord(cells));
   });
 
   it('rejects, rather than waits forever, when the output fails or closes mid-export', async () => {

@@ -1,3 +1,4 @@
+import { FORMULA_START, NUMBER_TEXT } from '@guidepost/platform-http';
 import { zoneDesignator } from '../domain/time-zone';
 
 /**
@@ -20,6 +21,21 @@ export const JSON_LINE =
   `concat('{"name":', toJSONString(name), ',"timestamp":', toJSONString(${RENDERED_TIMESTAMP}), ` +
   `',"user_id":', if(user_id = '', 'null', toJSONString(user_id)), ',"attributes":', attributes, '}')`;
 
+/** A regular expression as a ClickHouse string literal: RE2 reads these patterns as JavaScript does. */
+function sqlPattern(pattern: RegExp): string {
+  return `'${pattern.source.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * The text `cell` as a CSV cell, by the rule of every CSV of the API (`csvCell`, platform-http): a
+ * formula is neutralised (a single quote before it, and quoted), a cell holding a comma, a quote or a
+ * line break is quoted (quotes doubled), anything else is itself.
+ */
+const CSV_CELL =
+  `if(match(cell, ${sqlPattern(FORMULA_START)}) AND NOT match(cell, ${sqlPattern(NUMBER_TEXT)}), concat('"\\'', replaceAll(cell, '"', '""'), '"'), ` +
+  `if(multiSearchAny(cell, [',', '"', '\\r', '\\n']), concat('"', replaceAll(cell, '"', '""'), '"'), cell))`;
+
+/**
 /**
  * An event's attribute cells, one per key of `{attribute_keys:Array(String)}` in the keys' byte order
  * (the CSV header's order): the attributes are parsed once per row into a map of cells (a string is
@@ -33,13 +49,12 @@ const ATTRIBUTE_CELLS =
   `JSONExtract(attributes, 'Map(String, String)'))))`;
 
 /**
- * One CSV record: `name`, `timestamp`, `user_id`, then the attribute cells (`ATTRIBUTE_CELLS`). A cell
- * is quoted (quotes doubled) only when it holds a comma, a quote or a line break, as the API's other
- * CSV is. The record ends with `\r`: written as `TabSeparatedRaw`, whose `\n` completes the CRLF.
+ * One CSV record: `name`, `timestamp`, `user_id`, then the attribute cells (`ATTRIBUTE_CELLS`), each
+ * written by `CSV_CELL`. The record ends with `\r`: written as `TabSeparatedRaw`, whose `\n` completes
+ * the CRLF.
  */
 export const CSV_RECORD =
-  `concat(arrayStringConcat(arrayMap(cell -> if(multiSearchAny(cell, [',', '"', '\\r', '\\n']), concat('"', replaceAll(cell, '"', '""'), '"'), cell), ` +
-  `arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
+  `concat(arrayStringConcat(arrayMap(cell -> ${CSV_CELL}, arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
 
 /**
  * Settings of every query that reads events. simdjson refuses a whole document that holds an integer

@@ -22,6 +22,11 @@ describe('renderCsv', () => {
     expect(renderCsv({ text: 'a, "b"\nc' })).toBe('text\r\n"a, ""b""\nc"\r\n');
   });
 
+  it('neutralises formula cells (csvCell), in the header as in the rows, and leaves negative numbers as numbers', () => {
+    const csv = renderCsv([{ '=cmd': '@SUM(A1)', balance: -5, note: '-1+2', attributes: { '=k': '+x' } }], { flatten: ['attributes'] });
+    expect(csv).toBe(`"'=cmd",balance,note,attributes.=k\r\n"'@SUM(A1)",-5,"'-1+2","'+x"\r\n`);
+  });
+
   it('flattens an object field into sorted <field>.<key> columns, the union over all rows, where the field stands', () => {
     const csv = renderCsv(
       [

@@ -1,4 +1,4 @@
-import Papa from 'papaparse';
+import { csvRecord } from './csv-cell';
 import type { CsvRenderingOptions } from './csv-rendering.decorator';
 
 type Row = Record<string, unknown>;
@@ -7,8 +7,8 @@ type Row = Record<string, unknown>;
  * Renders a JSON response body as CSV: a header line, then one row per object (a single object is
  * one row). Columns are the field names in first-seen order across all rows; a flattened field
  * becomes `<field>.<key>` columns (the union of its keys, sorted) where the field first appears.
- * Null and missing values are empty cells; arrays and objects are JSON text in one cell. Quoting and
- * line breaks follow RFC 4180.
+ * Cells are written by `csvCell` (null and missing values empty, arrays and objects JSON text, a
+ * formula neutralised), header cells too; quoting and line breaks follow RFC 4180.
  */
 export function renderCsv(body: object, options: CsvRenderingOptions = {}): string {
   const rows = (Array.isArray(body) ? body : [body]).map(asRow);
@@ -16,8 +16,9 @@ export function renderCsv(body: object, options: CsvRenderingOptions = {}): stri
   const flatten = new Set(options.flatten);
   const columns = columnsOf(rows, omit, flatten);
   if (columns.length === 0) return '';
-  const cells = rows.map((row) => columns.map((column) => cellOf(valueAt(row, column, flatten))));
-  return Papa.unparse({ fields: columns.map((column) => column.name), data: cells }, { newline: '\r\n' }) + '\r\n';
+  const header = csvRecord(columns.map((column) => column.name));
+  const lines = rows.map((row) => csvRecord(columns.map((column) => valueAt(row, column, flatten))));
+  return [header, ...lines].map((line) => `${line}\r\n`).join('');
 }
 
 /** A column: a plain field, or one key of a flattened object field. */
@@ -52,14 +53,6 @@ function valueAt(row: Row, column: Column, flatten: ReadonlySet<string>): unknow
   const value = row[column.field];
   if (!flatten.has(column.field)) return value;
   return isPlainObject(value) && column.key !== undefined ? value[column.key] : undefined;
-}
-
-function cellOf(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value) ?? '';
 }
 
 /** A list of scalars still renders: each becomes a row with a single `value` column. */

@@ -1,0 +1,50 @@
+import { api, createAccount, parseCsv, type TestAccount } from './support';
+import { eventuallyInHistory, patchProfile, track, uniqueId, userPath } from './support-people';
+import { addUserIds, completedJob, createSegment, download, expectAccepted, exportMembership } from './support-segments';
+
+/**
+ * What an answer holds cannot be turned against whoever opens it: CSV cells a spreadsheet would run
+ * as formulas are neutralised in every CSV answer and export file (docs/api-contract.md#response-formats).
+ */
+
+let account: TestAccount;
+
+beforeAll(async () => {
+  account = await createAccount();
+});
+
+/** A formula a spreadsheet would run, as an end user could put it in a profile or an event. */
+const FORMULA = '=HYPERLINK("http://evil.test","open")';
+const NEUTRALISED = `"'=HYPERLINK(""http://evil.test"",""open"")"`;
+
+describe('CSV cells that a spreadsheet would run as formulas', () => {
+  it('are neutralised in a CSV answer, header cells included, while a negative number stays a number', async () => {
+    const userId = uniqueId('formula');
+    await patchProfile(account, userId, { '@name': FORMULA, balance: -5, note: '-1+2' });
+    const response = await api(account, 'GET', userPath(userId, 'profile'), { headers: { Accept: 'text/csv' } });
+    const text = await response.text();
+    expect(text).toContain(NEUTRALISED);
+    // Properties come in the store's order: compared as cells by column.
+    expect(parseCsv(text).rows).toEqual([{ "'@name": `'${FORMULA}`, balance: '-5', note: "'-1+2" }]);
+  });
+
+  it('are neutralised in an event export file', async () => {
+    const userId = uniqueId('formula');
+    await track(account, userId, { name: '+cmd', timestamp: '2024-03-01T00:00:00Z', attributes: { link: FORMULA, balance: -5 } });
+    await eventuallyInHistory(account, userId, (event) => event.name === '+cmd');
+    const body = { format: 'csv', conditions: [['user_id', '==', userId]], start_time: '2024-03-01T00:00:00Z', end_time: '2024-03-02T00:00:00Z' };
+    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })));
+    const [header, row] = (await download(completed.attributes['signed_s3_url'] as string)).split('\r\n');
+    expect(header).toBe('name,timestamp,user_id,attributes.balance,attributes.link');
+    expect(row).toBe(`"'+cmd",2024-03-01T00:00:00.000Z,${userId},-5,${NEUTRALISED}`);
+  });
+
+  it('are neutralised in a membership export file, header cells included', async () => {
+    const userId = `@${uniqueId('member')}`;
+    await patchProfile(account, userId, { '=plan': FORMULA, balance: -5 });
+    const segment = await createSegment(account);
+    await addUserIds(account, segment.id, [userId]);
+    const { link } = await exportMembership(account, segment.id, { format: 'csv', property_names: ['=plan', 'balance'] });
+    expect((await download(link)).split('\n')).toEqual([`user_id,"'=plan",balance`, `"'${userId}",${NEUTRALISED},-5`, '']);
+  });
+});
