@@ -1,10 +1,12 @@
-import { api, createAccount, parseCsv, type TestAccount } from './support';
+import { admin, api, createAccount, parseCsv, server, type TestAccount } from './support';
 import { eventuallyInHistory, patchProfile, track, uniqueId, userPath } from './support-people';
 import { addUserIds, completedJob, createSegment, download, expectAccepted, exportMembership } from './support-segments';
 
 /**
- * What an answer holds cannot be turned against whoever opens it: CSV cells a spreadsheet would run
- * as formulas are neutralised in every CSV answer and export file (docs/api-contract.md#response-formats).
+ * What an answer holds cannot be turned against whoever opens it or kept where it should not be: CSV
+ * cells a spreadsheet would run as formulas are neutralised in every CSV answer and export file
+ * (docs/api-contract.md#response-formats), and every answer, export downloads included, tells browsers
+ * and caches neither to sniff nor to store it.
  */
 
 let account: TestAccount;
@@ -46,5 +48,51 @@ describe('CSV cells that a spreadsheet would run as formulas', () => {
     await addUserIds(account, segment.id, [userId]);
     const { link } = await exportMembership(account, segment.id, { format: 'csv', property_names: ['=plan', 'balance'] });
     expect((await download(link)).split('\n')).toEqual([`user_id,"'=plan",balance`, `"'${userId}",${NEUTRALISED},-5`, '']);
+  });
+});
+
+/** The headers of every answer of the API; `fetch` joins repeated headers, so each must be there once. */
+function expectSafeHeaders(response: Response): void {
+  const seen = { url: response.url, nosniff: response.headers.get('x-content-type-options'), caching: response.headers.get('cache-control') };
+  expect(seen).toEqual({ url: response.url, nosniff: 'nosniff', caching: 'no-store' });
+}
+
+describe('every answer', () => {
+  it('carries X-Content-Type-Options: nosniff and Cache-Control: no-store once, problems included', async () => {
+    const base = server().baseUrl;
+    const answers = [
+      await api(account, 'GET', '/tags'),
+      await api(account, 'GET', '/tags', { headers: { Accept: 'text/csv' } }),
+      await api(account, 'GET', '/tags/no-such-tag'),
+      await api(account, 'POST', '/segments', { json: {} }),
+      await fetch(`${base}/v2/accounts/${account.id}/tags`),
+      await fetch(`${base}/v2/accounts/%E0%A4%A/flows`),
+      await admin('GET', '/admin/v1/accounts'),
+    ];
+    for (const answer of answers) {
+      await answer.arrayBuffer();
+      expectSafeHeaders(answer);
+    }
+  });
+
+  it('includes the download of an export file, by its signed link', async () => {
+    const body = { format: 'json', conditions: [], start_time: '2024-03-01T00:00:00Z', end_time: '2024-03-01T00:00:01Z' };
+    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })));
+    const downloaded = await fetch(completed.attributes['signed_s3_url'] as string);
+    expect(downloaded.status).toBe(200);
+    await downloaded.arrayBuffer();
+    expectSafeHeaders(downloaded);
+  });
+
+  it('but the API reference and the OpenAPI document, which hold no account data, which browsers may cache a while', async () => {
+    for (const path of ['/openapi.json', '/docs']) {
+      const response = await fetch(`${server().baseUrl}${path}`);
+      await response.arrayBuffer();
+      expect({ path, nosniff: response.headers.get('x-content-type-options'), caching: response.headers.get('cache-control') }).toEqual({
+        path,
+        nosniff: 'nosniff',
+        caching: 'public, max-age=300',
+      });
+    }
   });
 });

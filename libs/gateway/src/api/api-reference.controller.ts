@@ -39,7 +39,6 @@ export class ApiReferenceController {
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-  @Header('X-Content-Type-Options', 'nosniff')
   @Header('Referrer-Policy', 'no-referrer')
   @Header('Cache-Control', 'public, max-age=300')
   page(): string {
@@ -50,7 +49,7 @@ export class ApiReferenceController {
   asset(@Param('asset') name: string, @Res({ passthrough: true }) reply: FastifyReply): Buffer {
     const asset = this.assets.get(name);
     if (asset === undefined) throw new DomainError('not_found', `The API reference has no file '${name}'`);
-    reply.header('Content-Type', asset.contentType).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'public, max-age=300');
+    reply.header('Content-Type', asset.contentType).header('Cache-Control', 'public, max-age=300');
     return asset.body;
   }
 }

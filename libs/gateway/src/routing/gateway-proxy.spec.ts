@@ -424,6 +424,15 @@ describe('GatewayProxy', () => {
       expect(answer.headers).toMatchObject({ 'x-service-says': 'accepted', 'ratelimit-limit': String(RATE_LIMIT), 'content-type': 'application/json; charset=utf-8' });
     });
 
+    it('carries X-Content-Type-Options and Cache-Control once, whether the service set them or not', async () => {
+      const safe = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+      service.handle = (_request, reply) => reply.headers(safe).send({ stamped: true });
+      const stamped = await send(base, { path: '/v2/accounts/acme/tags', headers: { authorization: basic('acme') } });
+      service.handle = (_request, reply) => reply.send({ stamped: false });
+      const bare = await send(base, { path: '/v2/accounts/acme/tags', headers: { authorization: basic('acme') } });
+      for (const answer of [stamped, bare]) expect(answer.headers).toMatchObject(safe);
+    });
+
     it('streams a large answer: the client reads its start before the service has written its end', async () => {
       const chunk = Buffer.alloc(MB, 'failure,line\n');
       const chunks = 64;

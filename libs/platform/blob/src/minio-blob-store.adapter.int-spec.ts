@@ -172,7 +172,7 @@ describe('MinioBlobStore against a real S3 server', () => {
     await expect(unfinishedUploads(client, settings.bucket)).resolves.toEqual([]);
   });
 
-  it('links an object for download without credentials, as a file named after the key', async () => {
+  it('links an object for download without credentials, as a file named after the key, kept by no cache and never sniffed', async () => {
     await store.put('exports/acme/job-1.csv', Readable.from(['user_id\nu1\n']), 'text/csv');
     const link = await store.signedUrl('exports/acme/job-1.csv', 60);
     expect(new URL(link.url).origin).toBe(settings.endpoint);
@@ -181,6 +181,8 @@ describe('MinioBlobStore against a real S3 server', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/csv');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="job-1.csv"');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     await expect(response.text()).resolves.toBe('user_id\nu1\n');
 
     const tampered = new URL(link.url);

@@ -30,6 +30,7 @@ describe('MinioBlobStore links', () => {
     expect(url.searchParams.get('X-Amz-Expires')).toBe('3600');
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     expect(url.searchParams.get('response-content-disposition')).toBe('attachment; filename="job-1.csv"');
+    expect(url.searchParams.get('response-cache-control')).toBe('no-store');
   });
 
   it('say when they expire: the signing second plus their lifetime', async () => {

@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import { Client, type ClientOptions } from 'minio';
 import type { S3Settings } from '@guidepost/platform-config';
 import { TransientFailure } from '@guidepost/platform-failures';
+import { NO_STORE } from '@guidepost/platform-http';
 import { assertValidBlobKey } from './blob-key';
 import { BlobStore, type OpenedBlob, type SignedBlobLink } from './blob-store.port';
 import { type BodyPart, fixedSizeParts } from './fixed-size-parts';
@@ -84,8 +85,12 @@ export class MinioBlobStore extends BlobStore {
     assertValidLinkLifetime(ttlSeconds);
     // S3 signing dates have whole seconds: signing from the current second makes `expiresAt` exactly when S3 stops accepting the link.
     const signedAt = new Date(Math.floor(this.nowMs() / 1000) * 1000);
-    // Downloaded as a file named after the key, like the folder adapter's links.
-    const download = { 'response-content-disposition': `attachment; filename="${basename(key)}"` };
+    // Downloaded as a file named after the key, like the folder adapter's links, and kept by no cache
+    // as every answer of the API (the store answers with these headers; MinIO adds `nosniff` itself).
+    const download = {
+      'response-content-disposition': `attachment; filename="${basename(key)}"`,
+      'response-cache-control': NO_STORE,
+    };
     const url = await this.client.presignedGetObject(this.settings.bucket, key, ttlSeconds, download, signedAt);
     return { url, expiresAt: new Date(signedAt.getTime() + ttlSeconds * 1000).toISOString() };
   }

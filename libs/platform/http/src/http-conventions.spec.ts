@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Controller, Delete, Get, HttpCode, Logger, Module, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Logger, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Static, Type } from '@sinclair/typebox';
@@ -90,6 +90,12 @@ class ConventionsController {
       { name: 'click', attributes: { b: 2, a: 'x' }, internal: 1, tags: ['t1', 't2'] },
       { name: 'say "hi", then\nleave', attributes: { c: null }, user_id: null },
     ];
+  }
+
+  @Get('cached')
+  @Header('Cache-Control', 'public, max-age=300')
+  cached(): unknown {
+    return { public: true };
   }
 
   @Get('throttled')
@@ -557,6 +563,31 @@ describe('HTTP conventions over a real server', () => {
       const problem = await post('records', 'text/plain', 'x');
       expect(problem.headers.get(API_VERSION_HEADER)).toBe(PUBLIC_API_VERSION);
       expect(problem.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('tells every answer, problems included, not to be sniffed nor stored, each header once', async () => {
+      const answers = [
+        await fetch(`${base}/events`),
+        await fetch(`${base}/events`, { headers: { accept: 'text/csv' } }),
+        await post('records', 'text/plain', 'x'),
+        await fetch(`${base}/nowhere`),
+        await fetch(`${base}/items/%E0%A4%A`),
+      ];
+      for (const answer of answers) {
+        expect({ status: answer.status, nosniff: answer.headers.get('x-content-type-options'), caching: answer.headers.get('cache-control') }).toEqual({
+          status: answer.status,
+          nosniff: 'nosniff',
+          caching: 'no-store',
+        });
+      }
+      const refusedByNode = await rawExchange(base, `GET /test/events HTTP/1.1\r\nHost: x\r\nX-Big: ${'z'.repeat(20_000)}\r\n\r\n`);
+      expect(refusedByNode.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    });
+
+    it('keeps the caching an answer chose for itself', async () => {
+      const response = await fetch(`${base}/cached`);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     });
 
     it('sends Retry-After with a throttled problem', async () => {

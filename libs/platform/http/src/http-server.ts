@@ -14,6 +14,7 @@ import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-che
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
 import { readPath } from './routing/canonical-path';
 import { RouteTable } from './routing/route-table';
+import { NO_STORE, SAFE_ANSWER_HEADERS } from './safe-answer-headers';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -70,13 +71,9 @@ function requestIdOf(request: IncomingMessage): string {
  */
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, config: AppConfig): void {
   const { status, body, headers } = problemOf(error, config);
-  void reply
-    .status(status)
-    .headers(headers)
-    .header(API_VERSION_HEADER, PUBLIC_API_VERSION)
-    .header(REQUEST_ID_HEADER, request.id)
-    .type('application/json; charset=utf-8')
-    .send(body);
+  // Fastify sends these answers without running the `onSend` hooks, so they are stamped here.
+  stampHeaders(request, reply);
+  void reply.status(status).headers(headers).type('application/json; charset=utf-8').send(body);
 }
 
 /**
@@ -213,8 +210,21 @@ function routingProblem(request: FastifyRequest, routes: RouteTable): DomainErro
   return null;
 }
 
-/** Every response, problems included, says which API version answered and which request it was. */
+/**
+ * Every response, problems included, says which API version answered and which request it was, and
+ * carries `SAFE_ANSWER_HEADERS`. Each header is set, never added: a service's answer that the gateway
+ * passes on carries each of them once.
+ */
 function stampResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  void reply.header(API_VERSION_HEADER, PUBLIC_API_VERSION).header(REQUEST_ID_HEADER, request.id);
+  stampHeaders(request, reply);
   done(null, payload);
+}
+
+function stampHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  void reply
+    .header(API_VERSION_HEADER, PUBLIC_API_VERSION)
+    .header(REQUEST_ID_HEADER, request.id)
+    .header('X-Content-Type-Options', SAFE_ANSWER_HEADERS['X-Content-Type-Options']);
+  // An answer that chose its own caching (the API reference) keeps it.
+  if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', NO_STORE);
 }

@@ -8,9 +8,8 @@ import {
   IDEMPOTENT_METHODS,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../idempotency';
-import { ProblemSchema } from '../schemas/common.schema';
-import type { HttpMethod, PathItems } from './openapi-builders';
-import { ref, type JsonObject } from './schema-components';
+import { type HttpMethod, type PathItems, problem } from './openapi-builders';
+import type { JsonObject } from './schema-components';
 
 /**
  * The `Idempotency-Key` header of every POST, PATCH and DELETE, with the answers it adds (409, 422)
@@ -57,12 +56,6 @@ export const IDEMPOTENCY_HEADERS: Record<string, JsonObject> = {
     schema: { type: 'string', enum: ['true'] },
   },
 };
-
-const problem = (description: string, headers: JsonObject = {}): JsonObject => ({
-  description,
-  headers: { 'X-API-Version': componentRef('headers', 'X-API-Version'), ...headers },
-  content: { 'application/json': { schema: ref(ProblemSchema) } },
-});
 
 export const IDEMPOTENCY_RESPONSES: Record<string, JsonObject> = {
   IdempotencyKeyInUse: problem(

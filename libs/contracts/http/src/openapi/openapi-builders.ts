@@ -43,7 +43,20 @@ export const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Reset': integerHeader('The same value as `RateLimit-Reset`: whole seconds until the window resets (not a time stamp)'),
   'Retry-After': integerHeader('Whole seconds to wait before retrying'),
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
+  'X-Content-Type-Options': {
+    description: '`nosniff` on every response: its `Content-Type` is what it is, never to be sniffed as another type',
+    schema: { type: 'string', enum: ['nosniff'] },
+  },
+  'Cache-Control': {
+    description: '`no-store` on every response of the API: it holds account data, which no browser or shared cache may keep',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
 };
+
+/** Headers of every response of the API, problems included. */
+export function everyResponseHeaders(): JsonObject {
+  return Object.fromEntries(['X-API-Version', 'X-Content-Type-Options', 'Cache-Control'].map((name) => [name, componentRef('headers', name)]));
+}
 
 /** The account's request budget, under both names, on every answer to an authenticated public request. */
 const RATE_LIMIT_HEADER_NAMES = [
@@ -59,16 +72,17 @@ const rateLimitHeaders = (): JsonObject => Object.fromEntries(RATE_LIMIT_HEADER_
 
 /** Headers of every answer to an authenticated public request. */
 export function commonHeaders(): JsonObject {
-  return { 'X-API-Version': componentRef('headers', 'X-API-Version'), ...rateLimitHeaders() };
+  return { ...everyResponseHeaders(), ...rateLimitHeaders() };
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------------
 
-const problem = (description: string, headers: JsonObject = {}): JsonObject => ({
+/** A Problem Details answer (also used by the idempotency and analytics answers). */
+export const problem = (description: string, headers: JsonObject = {}): JsonObject => ({
   description,
-  headers: { 'X-API-Version': componentRef('headers', 'X-API-Version'), ...headers },
+  headers: { ...everyResponseHeaders(), ...headers },
   content: { [JSON_TYPE]: { schema: ref(ProblemSchema) } },
 });
 

@@ -55,7 +55,8 @@ not take gets 405 with \`Allow\`.
 a header line of the JSON field names and one row per object; null values are empty cells; arrays and objects are JSON
 text in one cell; event output flattens \`attributes\` into \`attributes.<key>\` columns. ${CSV_FORMULA_RULE} Lists are not paginated:
 unknown query parameters (such as \`page\` or \`limit\`) are ignored, never rejected. Synchronous operations answer 200
-(201 on creation); offline operations answer 202 with a \`job_id\` and a \`job_url\` to poll.
+(201 on creation); offline operations answer 202 with a \`job_id\` and a \`job_url\` to poll. Every response, problems
+included, carries \`X-Content-Type-Options: nosniff\` and \`Cache-Control: no-store\`; so do the downloads of export files.
 
 **Timestamps.** Flows: \`YYYY-MM-DDTHH:MM:SSZ\`. Pins and mobile experiences (and their steps): integers, milliseconds
 since 1970. Segments and tags: ISO 8601 with milliseconds and \`Z\`. Job \`started_at\`: UTC without a zone suffix.

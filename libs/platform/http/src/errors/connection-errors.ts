@@ -1,6 +1,7 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { API_VERSION_HEADER, PUBLIC_API_VERSION } from '@guidepost/contracts-http';
+import { SAFE_ANSWER_HEADERS } from '../safe-answer-headers';
 import { problem, type ProblemResponse } from './problem';
 import { describeSize } from './size-limit';
 
@@ -85,6 +86,7 @@ export function answerConnectionError(limits: ConnectionLimits): (error: Connect
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(json)}`,
       `${API_VERSION_HEADER}: ${PUBLIC_API_VERSION}`,
+      ...Object.entries(SAFE_ANSWER_HEADERS).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${json}`);

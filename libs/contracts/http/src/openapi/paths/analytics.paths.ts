@@ -5,7 +5,7 @@ import {
   AnalyticsQuerySchema,
   AnalyticsRowSchema,
 } from '../../schemas/analytics.schema';
-import { ACCOUNT_PATH, asyncAcknowledgementResponse, JSON_TYPE, listResponse, objectResponse, operation, type PathItems } from '../openapi-builders';
+import { ACCOUNT_PATH, asyncAcknowledgementResponse, JSON_TYPE, listResponse, objectResponse, operation, type PathItems, problem } from '../openapi-builders';
 import { ref, type JsonObject } from '../schema-components';
 
 /** Analytics queries over the account's events and their exports (owned by the ingestion service). */
@@ -93,17 +93,11 @@ export function analyticsPaths(): PathItems {
 /** The query's 429 is also the account's analytics concurrency being used up: its answer carries the concurrency headers too. */
 function withConcurrencyOn429(query: JsonObject): JsonObject {
   const responses = query['responses'] as JsonObject;
-  const throttled = {
-    description:
-      'The account sent more requests than its rate limit allows, or already runs `X-Concurrency-Limit` analytics queries. ' +
+  const throttled = problem(
+    'The account sent more requests than its rate limit allows, or already runs `X-Concurrency-Limit` analytics queries. ' +
       'Wait `Retry-After` seconds (an integer) and retry.',
-    headers: {
-      'Retry-After': { $ref: '#/components/headers/Retry-After' },
-      'X-API-Version': { $ref: '#/components/headers/X-API-Version' },
-      ...CONCURRENCY_HEADERS,
-    },
-    content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
-  };
+    { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...CONCURRENCY_HEADERS },
+  );
   return { ...query, responses: { ...responses, 429: throttled } };
 }
 
