@@ -251,6 +251,16 @@ describe('real responses conform to the document', () => {
     expectConforms('post', '/segments', 400, await expectJson(await keyed({ name: 'Keyed' }, 'k'.repeat(256)), 400));
   });
 
+  it('the 415 of a body in a coding not taken, with the headers the document lists', async () => {
+    const response = await api(account, 'POST', '/users/conforming/events', {
+      body: '{}',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
+    });
+    expectConforms('post', '/users/{user_id}/events', 415, await expectJson(response, 415));
+    const documented = dereference(document.paths[`${ACCOUNT_PREFIX}/users/{user_id}/events`]?.post?.responses['415']) as ResponseObject;
+    for (const header of Object.keys(documented.headers ?? {})) expect({ header, sent: response.headers.has(header) }).toEqual({ header, sent: true });
+  });
+
   it('Problem Details of 400, 401 and 404', async () => {
     expectConforms('get', '/flows/{flow_id}', 404, await call('get', '/flows/no-such-flow', 404));
     expectConforms('post', '/segments', 400, await call('post', '/segments', 400, { json: { description: 'no name' } }));

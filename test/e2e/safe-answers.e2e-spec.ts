@@ -1,5 +1,6 @@
-import { admin, api, createAccount, parseCsv, server, type TestAccount } from './support';
-import { eventuallyInHistory, patchProfile, track, uniqueId, userPath } from './support-people';
+import { gzipSync } from 'node:zlib';
+import { admin, api, createAccount, expectJson, expectProblem, parseCsv, server, type TestAccount } from './support';
+import { BODY_LIMIT_DETAIL, eventuallyInHistory, ndjsonText, patchProfile, startImport, track, uniqueId, userPath } from './support-people';
 import { addUserIds, completedJob, createSegment, download, expectAccepted, exportMembership } from './support-segments';
 
 /**
@@ -94,5 +95,48 @@ describe('every answer', () => {
         caching: 'public, max-age=300',
       });
     }
+  });
+});
+
+/** `decoded` bytes of zeros as gzip: members of 64 MB each, one after the other (each a few KB, so a 10 GB body is about 10 MB sent). */
+function gzipOfZeros(decoded: number): Buffer {
+  const member = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+  return Buffer.concat(Array.from({ length: Math.ceil(decoded / (64 * 1024 * 1024)) }, () => member));
+}
+
+describe('Content-Encoding of a body', () => {
+  const encoded = (contentType: string, body: Buffer, encoding = 'gzip') => ({
+    body,
+    headers: { 'Content-Type': contentType, 'Content-Encoding': encoding },
+  });
+
+  it('takes a gzip track and a gzip NDJSON import, decoded', async () => {
+    const userId = uniqueId('gzip');
+    const event = { name: 'zipped', timestamp: '2024-03-01T00:00:00Z', attributes: { n: 1 } };
+    expect(await expectJson(await api(account, 'POST', userPath(userId, 'events'), encoded('application/json', gzipSync(JSON.stringify(event)))), 200)).toEqual({
+      status: 200,
+      title: 'OK',
+    });
+    const rows = ndjsonText([{ user_id: userId, name: 'imported zipped', timestamp: '2024-03-01T00:00:01Z' }]);
+    const { completed } = await completedJob(account, await startImport(account, 'events', encoded('application/ndjson', gzipSync(rows))));
+    expect(completed.attributes).toMatchObject({ ingestions_completed: 1, ingestions_failed: 0 });
+    await eventuallyInHistory(account, userId, (tracked) => tracked.name === 'imported zipped');
+    await eventuallyInHistory(account, userId, (tracked) => tracked.name === 'zipped');
+  });
+
+  it('refuses with 413, at once, 10 MB of gzip that decode to 10 GB, on track and on an import', async () => {
+    const bomb = gzipOfZeros(10 * 1024 ** 3);
+    expect(bomb.length).toBeLessThan(20 * 1024 * 1024);
+    for (const [path, contentType] of [[userPath(uniqueId('bomb'), 'events'), 'application/json'], ['/import/events', 'application/ndjson']]) {
+      const started = Date.now();
+      await expectProblem(await api(account, 'POST', path, encoded(contentType, bomb)), 413, BODY_LIMIT_DETAIL);
+      expect((Date.now() - started) / 1000).toBeLessThan(10);
+    }
+  });
+
+  it.each(['br', 'deflate', 'compress', 'zstd'])('answers %s with 415 naming it and the codings taken', async (encoding) => {
+    const response = await api(account, 'POST', userPath(uniqueId('br'), 'events'), encoded('application/json', Buffer.from('{}'), encoding));
+    await expectProblem(response, 415, `Content-Encoding '${encoding}' is not supported; send the body as identity or gzip`);
+    expect(response.headers.get('accept-encoding')).toBe('identity, gzip');
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -313,6 +314,16 @@ describe('GatewayProxy', () => {
       expect(service.received[0]).toMatchObject({ bytes: body.length, sha256: sha256(body) });
       expect(service.received[0].headers).toMatchObject({ 'content-type': 'application/ndjson', 'content-length': String(body.length) });
     }, 30_000);
+
+    it('passes a gzip body on as sent, with its Content-Encoding and length, for the service to decode within its limits', async () => {
+      // Decoded, 8 MB of records: far past the gateway's own 1 MB body limit, which must not apply here.
+      const body = gzipSync(ndjson(8));
+      const headers = { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-encoding': 'gzip', 'content-length': body.length };
+      const answer = await send(base, { method: 'POST', path: '/v2/accounts/acme/import/events', headers }, (request) => void request.end(body));
+      expect(answer.status).toBe(200);
+      expect(service.received[0]).toMatchObject({ bytes: body.length, sha256: sha256(body) });
+      expect(service.received[0].headers).toMatchObject({ 'content-encoding': 'gzip', 'content-length': String(body.length) });
+    });
 
     it('streams a chunked body without a length', async () => {
       const body = ndjson(3);

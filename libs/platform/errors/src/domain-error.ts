@@ -24,6 +24,8 @@ export interface DomainErrorOptions {
   readonly retryAfterSeconds?: number;
   /** For `method_not_allowed`: the methods the path takes; sent as `Allow`. */
   readonly allowedMethods?: readonly string[];
+  /** For `unsupported_media_type` of a body's coding: the codings taken; sent as `Accept-Encoding`. */
+  readonly acceptedEncodings?: readonly string[];
   /** What failed underneath, for the log (5xx are logged with their cause); never shown to the client. */
   readonly cause?: unknown;
 }
@@ -36,6 +38,7 @@ export interface DomainErrorOptions {
 export class DomainError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly allowedMethods: readonly string[] | undefined;
+  readonly acceptedEncodings: readonly string[] | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -46,6 +49,7 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.allowedMethods = options.allowedMethods;
+    this.acceptedEncodings = options.acceptedEncodings;
   }
 }
 

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import { Controller, Delete, Get, Header, HttpCode, Logger, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -292,6 +293,59 @@ describe('HTTP conventions over a real server', () => {
     it('gives an endpoint that takes a body an empty body when none was sent', async () => {
       expect(await (await post('records', undefined)).json()).toEqual({ kind: 'empty' });
       expect(await (await post('records', 'application/json', '')).json()).toEqual({ kind: 'empty' });
+    });
+  });
+
+  describe('Content-Encoding', () => {
+    const gzipped = (text: string | Buffer): Buffer => gzipSync(text);
+    const postEncoded = (path: string, contentType: string, body: Buffer, encoding = 'gzip'): Promise<Response> =>
+      fetch(`${base}/${path}`, { method: 'POST', headers: { 'content-type': contentType, 'content-encoding': encoding }, body });
+
+    it('decodes a gzip body of every format: JSON, NDJSON, CSV and an upload', async () => {
+      expect(await (await postEncoded('greeting', 'application/json', gzipped('{"name":"Ada"}'))).json()).toEqual({ greeting: 'hello Ada' });
+      const ndjson = await postEncoded('records', 'application/x-ndjson', gzipped('{"a":1}\n'), 'x-gzip');
+      expect(await ndjson.json()).toEqual({ kind: 'records', format: 'ndjson', origin: 'body', records: [{ line: 1, value: { a: 1 } }] });
+      expect(await (await postEncoded('user-ids', 'text/csv', gzipped('user_id\nu1\n'), 'GZip')).json()).toEqual({ user_ids: ['u1'] });
+      const form = new FormData();
+      form.append('file', new Blob(['user_id\nu2\n'], { type: 'text/csv' }), 'ids.csv');
+      const upload = new Response(form);
+      const uploaded = await postEncoded('user-ids', upload.headers.get('content-type')!, gzipped(Buffer.from(await upload.arrayBuffer())));
+      expect(await uploaded.json()).toEqual({ user_ids: ['u2'] });
+    });
+
+    it('takes identity as no encoding, and an empty body whatever its encoding', async () => {
+      expect(await (await postEncoded('greeting', 'application/json', Buffer.from('{"name":"Ada"}'), 'identity')).json()).toEqual({ greeting: 'hello Ada' });
+      expect(await (await postEncoded('records', 'application/json', Buffer.alloc(0))).json()).toEqual({ kind: 'empty' });
+    });
+
+    it('counts the limit on the decoded bytes: a small body that inflates past it is a 413, answered at once', async () => {
+      // 10 MB of zeros: about 10 KB of gzip, and 2,500 times the 4 KB limit once decoded.
+      const bomb = gzipped(Buffer.alloc(10 * 1024 * 1024));
+      for (const [path, type] of [['records', 'application/json'], ['records', 'application/ndjson'], ['user-ids', 'text/csv']]) {
+        const started = Date.now();
+        const problem = await expectProblem(await postEncoded(path, type, bomb), 413, 'Payload Too Large');
+        expect({ type, detail: problem.detail }).toEqual({ type, detail: 'request body exceeds the 4 KB limit' });
+        expect(Date.now() - started).toBeLessThan(1_000);
+      }
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(10 * 1024 * 1024, 'a')], { type: 'text/csv' }), 'ids.csv');
+      const upload = new Response(form);
+      const uploaded = await postEncoded('user-ids', upload.headers.get('content-type')!, gzipped(Buffer.from(await upload.arrayBuffer())));
+      expect((await expectProblem(uploaded, 413, 'Payload Too Large')).detail).toBe('file exceeds the 8 KB limit');
+    });
+
+    it('answers a body that is not gzip data with 400', async () => {
+      for (const type of ['application/json', 'application/ndjson']) {
+        const problem = await expectProblem(await postEncoded('records', type, Buffer.from('{"a":1}\n')), 400, 'Bad Request');
+        expect(problem.detail).toMatch(/^body: is not gzip data, as Content-Encoding says/);
+      }
+    });
+
+    it.each(['br', 'deflate', 'compress', 'zstd', 'gzip, gzip'])('answers %s with 415 naming it and the codings taken, in Accept-Encoding too', async (encoding) => {
+      const response = await postEncoded('records', 'application/json', Buffer.from('{"a":1}'), encoding);
+      const problem = await expectProblem(response, 415, 'Unsupported Media Type');
+      expect(problem.detail).toBe(`Content-Encoding '${encoding}' is not supported; send the body as identity or gzip`);
+      expect(response.headers.get('accept-encoding')).toBe('identity, gzip');
     });
   });
 

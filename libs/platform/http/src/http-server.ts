@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +11,7 @@ import { DomainError } from '@guidepost/platform-errors';
 import { MAX_PATH_PARAMETER_CHARS, problemOf } from './errors/problem';
 import { payloadTooLarge } from './errors/size-limit';
 import { limitBytes } from './body/byte-limit';
+import { decodedBytes, decodedStream } from './body/content-coding';
 import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-checks';
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
 import { readPath } from './routing/canonical-path';
@@ -85,18 +87,19 @@ export function configureHttpServer(app: NestFastifyApplication, config: AppConf
   const fastify = fastifyOf(app);
   // Fastify parses application/json and text/plain by default; only the spec's formats are taken.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser([...MEDIA_TYPES_OF.json], { parseAs: 'buffer' }, jsonParser(fastify));
+  // Every reader decodes a gzip body (`content-coding.ts`); its limits count the decoded bytes.
+  fastify.addContentTypeParser([...MEDIA_TYPES_OF.json], { parseAs: 'buffer' }, jsonParser(fastify, config.bodyLimitBytes));
   fastify.addContentTypeParser([...MEDIA_TYPES_OF.ndjson, ...MEDIA_TYPES_OF.csv], (request, payload, done) => {
     if (Number(request.headers['content-length']) > config.bodyLimitBytes) {
       done(payloadTooLarge('request body', config.bodyLimitBytes), undefined);
       return;
     }
     // Handed over unread: bulk bodies are streamed record by record, never buffered whole.
-    done(null, limitBytes(payload, config.bodyLimitBytes, 'request body'));
+    handOver(done, () => limitBytes(decodedStream(request, payload), config.bodyLimitBytes, 'request body'));
   });
   // Handed over unread too: an upload endpoint reads its parts as they arrive (see `uploaded-file.ts`),
   // within the file limit; endpoints that take no file never read it.
-  fastify.addContentTypeParser([...MEDIA_TYPES_OF.file], (_request, payload, done) => done(null, payload));
+  fastify.addContentTypeParser([...MEDIA_TYPES_OF.file], (request, payload, done) => handOver(done, () => decodedStream(request, payload)));
   fastify.addContentTypeParser('*', (request, _payload, done) => {
     // An empty body with any type is no body (e.g. publish sent by a client that always sets one).
     if (request.headers['content-length'] === '0') {
@@ -125,6 +128,18 @@ function fastifyOf(app: NestFastifyApplication): FastifyInstance {
   return instance as FastifyInstance;
 }
 
+/** Hands a parser's body over, or the refusal (a 415 of its coding) its making threw. */
+function handOver(done: (error: Error | null, body?: unknown) => void, body: () => Readable): void {
+  let made: Readable;
+  try {
+    made = body();
+  } catch (error) {
+    done(error as Error, undefined);
+    return;
+  }
+  done(null, made);
+}
+
 /** Decodes JSON bodies; refuses bytes that are not UTF-8 instead of reading them as U+FFFD. */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -136,34 +151,46 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
  * a number beyond a double (see `json-checks.ts`). One place for every JSON endpoint, so no handler
  * ever sees such a value; the checks cost one scan and one walk, small for the usual small body.
  */
-function jsonParser(fastify: FastifyInstance) {
+function jsonParser(fastify: FastifyInstance, bodyLimitBytes: number) {
   const parse = fastify.getDefaultJsonParser('error', 'error');
-  return (request: FastifyRequest, bytes: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
-    let body: string;
-    try {
-      body = STRICT_UTF8.decode(bytes);
-    } catch {
-      done(new DomainError('invalid_request', 'body: is not UTF-8 text (an invalid byte sequence)'));
-      return;
-    }
-    if (body.trim().length === 0) {
-      done(null, undefined);
-      return;
-    }
-    if (nestsTooDeep(body)) {
-      done(new DomainError('invalid_request', `body: ${NESTED_TOO_DEEP}`));
-      return;
-    }
-    void parse(request, body, (error: Error | null, value?: unknown) => {
-      if (error) {
-        done(new DomainError('invalid_request', `body: is not valid JSON (${jsonSyntaxProblem(body)})`));
-        return;
-      }
-      const problem = jsonValueProblem(value);
-      if (problem) done(new DomainError('invalid_request', `${problem.path === '' ? 'body' : problem.path}: ${problem.reason}`));
-      else done(null, value);
-    });
+  return (request: FastifyRequest, sent: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+    decodedBytes(request, sent, bodyLimitBytes).then(
+      (bytes) => parseJson(parse, request, bytes, done),
+      (error: Error) => done(error),
+    );
   };
+}
+
+function parseJson(
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
+  request: FastifyRequest,
+  bytes: Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
+  let body: string;
+  try {
+    body = STRICT_UTF8.decode(bytes);
+  } catch {
+    done(new DomainError('invalid_request', 'body: is not UTF-8 text (an invalid byte sequence)'));
+    return;
+  }
+  if (body.trim().length === 0) {
+    done(null, undefined);
+    return;
+  }
+  if (nestsTooDeep(body)) {
+    done(new DomainError('invalid_request', `body: ${NESTED_TOO_DEEP}`));
+    return;
+  }
+  void parse(request, body, (error: Error | null, value?: unknown) => {
+    if (error) {
+      done(new DomainError('invalid_request', `body: is not valid JSON (${jsonSyntaxProblem(body)})`));
+      return;
+    }
+    const problem = jsonValueProblem(value);
+    if (problem) done(new DomainError('invalid_request', `${problem.path === '' ? 'body' : problem.path}: ${problem.reason}`));
+    else done(null, value);
+  });
 }
 
 function jsonSyntaxProblem(text: string): string {

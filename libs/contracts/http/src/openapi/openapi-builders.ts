@@ -43,6 +43,10 @@ export const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Reset': integerHeader('The same value as `RateLimit-Reset`: whole seconds until the window resets (not a time stamp)'),
   'Retry-After': integerHeader('Whole seconds to wait before retrying'),
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
+  'Accept-Encoding': {
+    description: 'On a 415 of a body\'s `Content-Encoding`: the codings a body may come in, `identity, gzip`',
+    schema: { type: 'string' },
+  },
   'X-Content-Type-Options': {
     description: '`nosniff` on every response: its `Content-Type` is what it is, never to be sniffed as another type',
     schema: { type: 'string', enum: ['nosniff'] },
@@ -115,7 +119,9 @@ export const ERROR_RESPONSES: Record<string, JsonObject> = {
       'several requests.',
   ),
   UnsupportedMediaType: problem(
-    'The `Content-Type` is not one this endpoint accepts; `detail` lists the accepted types.',
+    'The `Content-Type` is not one this endpoint accepts, or the `Content-Encoding` is neither `identity` nor `gzip`; ' +
+      '`detail` names what was sent and lists what is accepted (the codings also in `Accept-Encoding`).',
+    { 'Accept-Encoding': componentRef('headers', 'Accept-Encoding') },
   ),
   TooManyRequests: problem(
     'The account sent more requests than its rate limit allows (default 60 per second per account, configurable). Wait ' +
@@ -193,7 +199,9 @@ const uploadedFile = (accepted: string): JsonObject => ({
   encoding: { file: { contentType: `${CSV_TYPE}, ${NDJSON_TYPE}, application/octet-stream` } },
 });
 
-const LIMITS = 'A request body may hold up to 20 MB, an uploaded file up to 200 MB (413 beyond).';
+const LIMITS =
+  'A request body may hold up to 20 MB, an uploaded file up to 200 MB (413 beyond); a body sent with ' +
+  '`Content-Encoding: gzip` is decoded, and the limits count its decoded bytes.';
 
 /** User ids in any of the four forms of the spec. */
 export function userIdsBody(userIdList: TSchema): JsonObject {

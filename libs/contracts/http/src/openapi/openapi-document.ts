@@ -42,7 +42,9 @@ may keep working for up to 30 seconds on other gateway replicas.
 **Request bodies.** \`application/json\`, \`application/ndjson\` (one JSON value per line; \`application/x-ndjson\` too),
 \`text/csv\` (a header line first unless an endpoint says otherwise) or \`multipart/mixed\` (\`multipart/form-data\` too)
 with the file in a part named \`file\`, as each endpoint lists. Blank lines and indentation are ignored. Any other content type gets 415. A body over
-20 MB, or an uploaded file over 200 MB, gets 413 naming the limit. Endpoints without a body (publish, unpublish) accept
+20 MB, or an uploaded file over 200 MB, gets 413 naming the limit. A body may be sent compressed with
+\`Content-Encoding: gzip\`: it is decoded, and the limits count the decoded bytes (a body that inflates past them is a 413
+as soon as it does); any other coding (\`br\`, \`deflate\`, ...) gets 415 naming it, with \`Accept-Encoding: identity, gzip\`. Endpoints without a body (publish, unpublish) accept
 requests with no body and no \`Content-Type\`. Bodies are UTF-8 text (a CSV or NDJSON body that is not gets 400
 naming the line). JSON, in bodies and NDJSON lines, may nest arrays and objects 64 levels deep; its strings and keys,
 and path parameters, may not hold NUL (\`\\u0000\`) or a lone UTF-16 surrogate, and its numbers must lie within

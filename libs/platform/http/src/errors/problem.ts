@@ -67,6 +67,7 @@ function fromDomainError(error: DomainError): ProblemResponse {
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
   if (error.allowedMethods !== undefined) headers['allow'] = error.allowedMethods.join(', ');
+  if (error.acceptedEncodings !== undefined) headers['accept-encoding'] = error.acceptedEncodings.join(', ');
   return { ...problem(statusOf(error.code), error.detail), headers };
 }
 
