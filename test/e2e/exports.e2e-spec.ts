@@ -1,4 +1,4 @@
-import { EXPORT_MAX_EVENTS } from '@guidepost/contracts-http';
+import { EXPORT_MAX_EMAILS, EXPORT_MAX_EVENTS } from '@guidepost/contracts-http';
 import { api, createAccount, expectProblem, parseCsv, waitForJob, type JobDetail, type TestAccount } from './support';
 import { completedJob, download, expectAbsoluteUrl, expectAccepted, ndjsonObjects, ONE_WEEK_MS } from './support-segments';
 import { byUserThenTimestamp, historyOfAtLeast, ndjsonBody, ndjsonText, startImport, track, type Json } from './support-people';
@@ -267,6 +267,11 @@ describe('invalid export requests', () => {
     ['a time_zone that is not an offset', { ...valid, time_zone: 'Europe/Paris' }, /time_zone/],
     ['an invalid email', { ...valid, email: 'not-an-email' }, /email/],
     ['an invalid email in a list', { ...valid, email: ['owner@example.com', 'nope'] }, /email/],
+    [
+      `more than ${EXPORT_MAX_EMAILS} addresses to mail`,
+      { ...valid, email: Array.from({ length: EXPORT_MAX_EMAILS + 1 }, (_, index) => `ops${index}@example.com`) },
+      `email: must NOT have more than ${EXPORT_MAX_EMAILS} items`,
+    ],
     ['an unknown field', { ...valid, colour: 'blue' }, /colour/],
   ])('answers 400 naming the field for %s', async (_label, body, field) => {
     await expectProblem(await send(body), 400, field);

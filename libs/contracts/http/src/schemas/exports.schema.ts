@@ -26,6 +26,11 @@ export const MAX_CONDITION_VALUES = 10_000;
  * takes 1 MiB by default, and a character may take up to about 11 once escaped and URL-encoded).
  */
 export const MAX_CONDITIONS_TEXT_LENGTH = 65_536;
+/**
+ * Addresses one export may mail its link to: a team's handful. Each is a message the mail server
+ * sends, so the list is bounded like every other fan-out a request can cause.
+ */
+export const EXPORT_MAX_EMAILS = 10;
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export const COMPARISON_OPERATORS = ['==', '!=', 'like', 'not like', 'ilike', 'not ilike'] as const;
 export const MEMBERSHIP_OPERATORS = ['in', 'not in'] as const;
@@ -144,8 +149,10 @@ export const EventExportRequestSchema = Type.Object(
     start_time: instant('Start of the range'),
     end_time: Type.Optional(instant('End of the range')),
     email: Type.Optional(
-      Type.Union([Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { minItems: 1 })], {
-        description: 'Address(es) that receive the link to the export when it is done; the link is also in the job detail',
+      Type.Union([Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { minItems: 1, maxItems: EXPORT_MAX_EMAILS })], {
+        description:
+          `Address(es) that receive the link to the export when it is done (at most ${EXPORT_MAX_EMAILS}; a longer list is a 400 ` +
+          'naming `email`); the link is also in the job detail',
       }),
     ),
     time_zone: Type.Optional(timeZoneSchema('Time zone of the exported timestamps; default 0 (UTC)')),

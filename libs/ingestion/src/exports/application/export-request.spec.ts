@@ -1,4 +1,4 @@
-import { EXPORT_MAX_EVENTS, EXPORT_MAX_OFFSET, type EventExportRequest, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
+import { EXPORT_MAX_EMAILS, EXPORT_MAX_EVENTS, EXPORT_MAX_OFFSET, type EventExportRequest, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { parseExportRequest, resolveExportRequest } from './export-request';
 
@@ -101,7 +101,12 @@ describe('parseExportRequest', () => {
     ['a fractional time_zone', { ...valid, time_zone: 1.5 }, `time_zone: must be ${TIME_ZONE_FORMS}, got 1.5`],
     ['a time_zone that is an object', { ...valid, time_zone: { minutes: 60 } }, /^time_zone: /],
     ['an invalid address', { ...valid, email: 'nope' }, /^email: /],
-    ['an invalid address in a list', { ...valid, email: ['a@example.com', 'nope'] }, /^email: /],
+    ['an invalid address in a list', { ...valid, email: ['a@example.com', 'nope'] }, 'email.1: must match format "email"'],
+    [
+      `more than ${EXPORT_MAX_EMAILS} addresses`,
+      { ...valid, email: Array.from({ length: EXPORT_MAX_EMAILS + 1 }, (_, index) => `ops${index}@example.com`) },
+      `email: must NOT have more than ${EXPORT_MAX_EMAILS} items`,
+    ],
     ['an unknown field', { ...valid, colour: 'blue' }, 'colour: is not a known field'],
   ])('names the field for %s', (_case, body, expected) => {
     if (typeof expected === 'string') expect(detail(body)).toBe(expected);
@@ -113,6 +118,11 @@ describe('parseExportRequest', () => {
       offset: EXPORT_MAX_OFFSET,
       timeZoneMinutes: -240,
     });
+  });
+
+  it(`takes ${EXPORT_MAX_EMAILS} addresses to mail`, () => {
+    const email = Array.from({ length: EXPORT_MAX_EMAILS }, (_, index) => `ops${index}@example.com`);
+    expect(resolveExportRequest(parseExportRequest({ ...valid, email })).emails).toEqual(email);
   });
 
   it('leaves the conditions to the condition compiler', () => {

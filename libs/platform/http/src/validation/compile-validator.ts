@@ -56,8 +56,12 @@ function compiledOf(schema: TSchema): Compiled {
 }
 
 function failureOf(errors: readonly ErrorObject[]): FieldFailure {
-  // ajv lists the failures of each union branch before the union's own error; the union's is the one to show.
-  const error = errors.find((candidate) => candidate.keyword === 'anyOf' || candidate.keyword === 'oneOf') ?? errors[0];
+  // ajv lists the failures of each union branch before the union's own error; the union's is the one to
+  // show, unless one branch alone has the value's type: what is wrong is said there.
+  const union = errors.find((candidate) => candidate.keyword === 'anyOf' || candidate.keyword === 'oneOf');
+  const branch = union === undefined ? undefined : errorsOfTheBranchOfItsType(errors, union);
+  if (branch !== undefined) return failureOf(branch);
+  const error = union ?? errors[0];
   if (!error) return { field: null, reason: 'is invalid' };
   const path = pathOf(error.instancePath);
   const field = path === '' ? null : path;
@@ -76,6 +80,23 @@ function failureOf(errors: readonly ErrorObject[]): FieldFailure {
     default:
       return { field, reason: error.message ?? 'is invalid' };
   }
+}
+
+/**
+ * The failures of the one branch of a failed union whose type the value has, e.g. the list branch of
+ * "an address or a list of addresses" for a list that is too long; undefined when no branch or several
+ * have it (a union of literals), where only the union as a whole can be named.
+ */
+function errorsOfTheBranchOfItsType(errors: readonly ErrorObject[], union: ErrorObject): ErrorObject[] | undefined {
+  const prefix = `${union.schemaPath}/`;
+  const branches = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    if (!error.schemaPath.startsWith(prefix)) continue;
+    const branch = error.schemaPath.slice(prefix.length).split('/', 1)[0];
+    branches.set(branch, [...(branches.get(branch) ?? []), error]);
+  }
+  const ofItsType = [...branches.values()].filter((failures) => !failures.some((failure) => failure.keyword === 'type' && failure.instancePath === union.instancePath));
+  return ofItsType.length === 1 ? ofItsType[0] : undefined;
 }
 
 /** A union of literals (TypeBox `Union([Literal(...)])`) reads as a list of allowed values. */
