@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import {
   accountUrl,
   admin,
@@ -105,6 +106,45 @@ describe('routing errors', () => {
   it('answers 404 Problem Details for unknown routes outside the public API', async () => {
     await expectProblem(await fetch(`${server().baseUrl}/no-such-route`), 404);
     await expectProblem(await fetch(`${server().baseUrl}/v3/accounts/${account.id}/flows`), 404);
+  });
+});
+
+/**
+ * Sends a request's head alone, announcing a body of the largest size the server takes that it never
+ * sends, and resolves with the status answered, or null when none came within `waitMs` (a server
+ * that waits for the body before judging the request).
+ */
+function statusBeforeBody(method: string, path: string, waitMs = 5_000): Promise<number | null> {
+  const { hostname, port } = new URL(server().baseUrl);
+  const head = `${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}\r\n\r\n`;
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (!received.includes('\r\n\r\n')) return;
+      socket.destroy();
+      resolve(Number(received.split(' ', 2)[1]));
+    });
+    socket.on('error', reject);
+    socket.setTimeout(waitMs, () => {
+      socket.destroy();
+      resolve(null);
+    });
+  });
+}
+
+describe('the admin and internal APIs', () => {
+  it.each([
+    ['creating an account', 'POST', '/admin/v1/accounts'],
+    ['upserting flows', 'PUT', '/admin/v1/accounts/acme/flows'],
+    ['replaying dead letters', 'POST', '/admin/v1/dead-letters/ingestion/replay'],
+  ])('refuse %s without the admin token at once: 401 before a 20 MB body is sent', async (_case, method, path) => {
+    expect(await statusBeforeBody(method, path)).toBe(401);
+  });
+
+  it('refuse an internal call from outside at once: 404 before a 20 MB body is sent', async () => {
+    expect(await statusBeforeBody('POST', '/internal/v1/accounts/acme/jobs')).toBe(404);
   });
 });
 

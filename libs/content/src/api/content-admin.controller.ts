@@ -1,6 +1,6 @@
-import { Controller, Param, Put, UseGuards } from '@nestjs/common';
+import { Controller, Param, Put } from '@nestjs/common';
 import { type IngestionFilteringRules, type IngestionFilteringRulesInput, IngestionFilteringRulesInputSchema } from '@guidepost/contracts-http';
-import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { FlowCatalog, type FlowUpserts, readFlowUpserts } from '../application/flow-catalog.service';
 import { IngestionFilteringRulesService } from '../application/ingestion-filtering-rules.service';
 import { readTagUpserts, TagCatalog, type TagUpserts } from '../application/tag-catalog.service';
@@ -12,7 +12,6 @@ import type { UpsertResult } from './admin-body';
  * mobile, launchpads, ...) have theirs in `experience-kinds.controllers.ts`.
  */
 @Controller('admin/v1/accounts/:account_id')
-@UseGuards(AdminTokenGuard)
 export class ContentAdminController {
   constructor(
     private readonly flows: FlowCatalog,

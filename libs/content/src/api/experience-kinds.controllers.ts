@@ -1,6 +1,6 @@
-import { Controller, Inject, Param, Put, type Type, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Param, Put, type Type } from '@nestjs/common';
 import { EXPERIENCE_KINDS, operationStemsOf, type ExperienceKindDefinition } from '@guidepost/contracts-http';
-import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { ExperienceKinds, type KindUpserts, kindUpsertsReader } from '../application/experience-kinds.service';
 import type { UpsertResult } from './admin-body';
 import { PublishableRecordsController } from './publishable-records.controller';
@@ -24,7 +24,6 @@ function publicController(kind: ExperienceKindDefinition): Type {
 
 function adminController(kind: ExperienceKindDefinition): Type {
   @Controller(`admin/v1/accounts/:account_id/${kind.collection}`)
-  @UseGuards(AdminTokenGuard)
   class KindAdminController {
     constructor(@Inject(ExperienceKinds) private readonly kinds: ExperienceKinds) {}
 

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import {
   type CreateAccountRequest,
   CreateAccountRequestSchema,
@@ -7,12 +7,11 @@ import {
   type CreatedApiKey,
   type StatusAcknowledgement,
 } from '@guidepost/contracts-http';
-import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { AccountAdministration } from '../application/account-administration.service';
 
 /** Admin API for accounts and API keys (Bearer admin token). POSTs answer 201, the rest 200 (Nest's defaults). */
 @Controller('admin/v1/accounts')
-@UseGuards(AdminTokenGuard)
 export class AdminAccountsController {
   constructor(private readonly administration: AccountAdministration) {}
 

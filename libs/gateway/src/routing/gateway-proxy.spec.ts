@@ -19,6 +19,7 @@ import { FixedWindowRateLimiter } from '../domain/fixed-window-rate-limiter';
 import { GatewayProxy } from './gateway-proxy';
 
 const TOKEN = 'internal-token-for-tests-0123456789abcdef';
+const ADMIN = 'Bearer admin-token-for-tests-0123456789abcdef';
 const RATE_LIMIT = 50;
 const MB = 1024 * 1024;
 const KEYS: Record<string, string> = { '0123456789abcdef01234567': 'acme', 'fedcba9876543210fedcba98': 'busy' };
@@ -204,6 +205,7 @@ describe('GatewayProxy', () => {
     downUrl = await closedPortUrl();
     const config = loadConfig({
       GUIDEPOST_INTERNAL_TOKEN: TOKEN,
+      GUIDEPOST_ADMIN_TOKEN: ADMIN.slice('Bearer '.length),
       // Far below the bodies sent here: the gateway must not apply its own parsers' limits to them.
       GUIDEPOST_BODY_LIMIT_BYTES: String(MB),
       GUIDEPOST_CONTENT_SERVICE_URL: serviceUrl,
@@ -250,7 +252,7 @@ describe('GatewayProxy', () => {
 
     it('states no account on the admin API, and passes on no statement a client made there', async () => {
       const forged = new AccountStatements(TOKEN).state('acme');
-      await send(base, { path: '/admin/v1/accounts/acme/flows', headers: { authorization: 'Bearer admin', 'x-guidepost-authenticated-account': forged } });
+      await send(base, { path: '/admin/v1/accounts/acme/flows', headers: { authorization: ADMIN, 'x-guidepost-authenticated-account': forged } });
       expect(service.received[0].headers).not.toHaveProperty('x-guidepost-authenticated-account');
     });
 
@@ -273,11 +275,11 @@ describe('GatewayProxy', () => {
 
     it('keeps the admin token of the content upserts, which the content service checks', async () => {
       const records = Buffer.from('[{"id":"f1"}]');
-      await send(base, { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: 'Bearer admin', 'content-type': 'application/json' } }, (request) =>
+      await send(base, { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: ADMIN, 'content-type': 'application/json' } }, (request) =>
         void request.end(records),
       );
       expect(service.received[0]).toMatchObject({ method: 'PUT', url: '/admin/v1/accounts/acme/flows', sha256: sha256(records) });
-      expect(service.received[0].headers.authorization).toBe('Bearer admin');
+      expect(service.received[0].headers.authorization).toBe(ADMIN);
     });
 
     it('propagates the request id it assigned when the client sent none', async () => {
@@ -484,6 +486,20 @@ describe('GatewayProxy', () => {
       expect(service.received).toHaveLength(0);
     });
 
+    it('answers an admin request without the admin token with 401 before its body arrives, without forwarding', async () => {
+      const answer = await send(
+        base,
+        { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', 'content-length': 20 * MB } },
+        // Headers only: the body would follow the answer, so a gateway that read it first would never answer.
+        (request) => {
+          request.flushHeaders();
+          request.on('response', (response) => response.on('end', () => request.destroy()));
+        },
+      );
+      expect(answer.status).toBe(401);
+      expect(service.received).toHaveLength(0);
+    });
+
     it("answers 403 for another account's path without forwarding", async () => {
       const answer = await send(base, { path: '/v2/accounts/globex/users/u1/profile', headers: { authorization: basic('acme') } });
       expect(answer.status).toBe(403);
@@ -503,11 +519,11 @@ describe('GatewayProxy', () => {
 
   describe('what stays at the gateway', () => {
     it.each([
-      ['its own routes', '/admin/v1/accounts', 200],
-      ['unknown public routes', '/v2/accounts/acme/nowhere', 404],
-      ['the internal API of the services', '/internal/v1/accounts/acme/jobs', 404],
-    ])('answers %s itself', async (_case, path, status) => {
-      const answer = await send(base, { path, headers: { authorization: basic('acme') } });
+      ['its own routes', '/admin/v1/accounts', ADMIN, 200],
+      ['unknown public routes', '/v2/accounts/acme/nowhere', basic('acme'), 404],
+      ['the internal API of the services', '/internal/v1/accounts/acme/jobs', basic('acme'), 404],
+    ])('answers %s itself', async (_case, path, authorization, status) => {
+      const answer = await send(base, { path, headers: { authorization } });
       expect(answer.status).toBe(status);
       expect(service.received).toHaveLength(0);
     });

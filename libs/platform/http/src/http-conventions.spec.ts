@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
-import { Controller, Delete, Get, Header, HttpCode, Logger, Module, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Logger, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Static, Type } from '@sinclair/typebox';
@@ -11,7 +11,6 @@ import { loadConfig, PlatformConfigModule } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
 import {
   AcceptsBody,
-  AdminTokenGuard,
   configureHttpServer,
   csvRows,
   CsvRendering,
@@ -114,12 +113,6 @@ class ConventionsController {
     throw new Error('connection string postgres://secret@db');
   }
 
-  @Get('admin')
-  @UseGuards(AdminTokenGuard)
-  admin(): unknown {
-    return statusAcknowledgement();
-  }
-
   @Get('items/:item_id')
   item(@Param('item_id') itemId: string): unknown {
     return { item_id: itemId };
@@ -131,9 +124,34 @@ class ConventionsController {
   }
 }
 
+/** A route of the admin API: every route under `/admin/` takes the admin token. */
+@Controller('admin/v1/things')
+class AdminThingsController {
+  @Get()
+  list(): unknown {
+    return statusAcknowledgement();
+  }
+
+  @Post()
+  @HttpCode(200)
+  create(@Body() body: unknown): unknown {
+    return body;
+  }
+}
+
+/** A route of the internal API, which this host (no internal token, as the standalone shape) hides. */
+@Controller('internal/v1/things')
+class InternalThingsController {
+  @Post()
+  @HttpCode(200)
+  create(@Body() body: unknown): unknown {
+    return body;
+  }
+}
+
 @Module({
   imports: [PlatformConfigModule.forRoot(config), PlatformHttpModule],
-  controllers: [ConventionsController],
+  controllers: [ConventionsController, AdminThingsController, InternalThingsController],
 })
 class ConventionsTestModule {}
 
@@ -167,6 +185,29 @@ async function rawExchange(url: string, request: Buffer | string, wait = 10_000)
   const [statusLine, ...headerLines] = text.slice(0, headEnd).split('\r\n');
   const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(headEnd + 4) };
+}
+
+/**
+ * Sends a request's head alone, announcing a body it never sends, and resolves with the status the
+ * server answers: a server that waits for the body before judging the request never answers (null).
+ */
+async function statusBeforeBody(url: string, head: string, wait = 2_000): Promise<number | null> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (!received.includes('\r\n\r\n')) return;
+      socket.destroy();
+      resolve(Number(received.split(' ', 2)[1]));
+    });
+    socket.on('error', reject);
+    socket.setTimeout(wait, () => {
+      socket.destroy();
+      resolve(null);
+    });
+  });
 }
 
 function expectRawProblem(answer: RawAnswer, status: number): Problem {
@@ -672,11 +713,23 @@ describe('HTTP conventions over a real server', () => {
       }
     });
 
-    it('guards admin routes with the bearer token', async () => {
-      await expectProblem(await fetch(`${base}/admin`), 401, 'Unauthorized');
-      await expectProblem(await fetch(`${base}/admin`, { headers: { authorization: 'Bearer wrong' } }), 401, 'Unauthorized');
-      const allowed = await fetch(`${base}/admin`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    it('guards every admin route with the bearer token', async () => {
+      const admin = `${new URL(base).origin}/admin/v1/things`;
+      await expectProblem(await fetch(admin), 401, 'Unauthorized');
+      await expectProblem(await fetch(admin, { headers: { authorization: 'Bearer wrong' } }), 401, 'Unauthorized');
+      const allowed = await fetch(admin, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(allowed.status).toBe(200);
+      const created = await fetch(admin, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect(await created.json()).toEqual({ a: 1 });
+    });
+
+    it.each([
+      ['an admin request without the token', '/admin/v1/things', 401],
+      ['an internal call to a host that hides the internal API', '/internal/v1/things', 404],
+      ['a request for no route', '/test/nowhere', 404],
+    ])('refuses %s before its body arrives', async (_case, path, status) => {
+      const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n`;
+      expect(await statusBeforeBody(base, head)).toBe(status);
     });
   });
 });

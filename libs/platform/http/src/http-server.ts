@@ -15,6 +15,7 @@ import { decodedBytes, decodedStream } from './body/content-coding';
 import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-checks';
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
 import { readPath } from './routing/canonical-path';
+import { installTokenRoutes } from './auth/token-routes.hooks';
 import { RouteTable } from './routing/route-table';
 import { NO_STORE, SAFE_ANSWER_HEADERS } from './safe-answer-headers';
 
@@ -111,6 +112,7 @@ export function configureHttpServer(app: NestFastifyApplication, config: AppConf
   });
   // The first `onRequest` hook of every host: a path two parsers could read differently never gets further.
   fastify.addHook('onRequest', refuseAmbiguousPath);
+  installTokenRoutes(fastify, config);
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // After every `onRequest` hook (authentication first), before any body is read.
@@ -214,7 +216,8 @@ function refuseAmbiguousPath(request: FastifyRequest, _reply: FastifyReply, done
 
 /**
  * What is wrong with a request's path before its body is read, or null. A path that the router found
- * under other methods only is a 405 with `Allow` (the router itself says 404); a path parameter with
+ * under other methods only is a 405 with `Allow`; one it did not find at all is a 404 in the router's
+ * own words, before Fastify would read (and buffer) a body no handler will read; a path parameter with
  * NUL is a 400 naming it (PostgreSQL text cannot hold NUL; percent-decoding cannot produce a lone
  * surrogate, since such bytes are not UTF-8 and the router refuses them). The wildcard of a proxy route
  * is left to the service it goes to, which names the parameter.
@@ -222,7 +225,7 @@ function refuseAmbiguousPath(request: FastifyRequest, _reply: FastifyReply, done
 function routingProblem(request: FastifyRequest, routes: RouteTable): DomainError | null {
   if (request.is404) {
     const allowed = routes.allowedMethods(request.url.split('?', 1)[0]);
-    if (allowed.length === 0) return null;
+    if (allowed.length === 0) return new DomainError('not_found', `Cannot ${request.method} ${request.url}`);
     return new DomainError('method_not_allowed', `${request.method} is not allowed on this path; it takes ${allowed.join(', ')}`, {
       allowedMethods: allowed,
     });

@@ -20,7 +20,5 @@ export { CsvRendering, type CsvRenderingOptions } from './rendering/csv-renderin
 export { renderCsv } from './rendering/render-csv';
 export { csvCell, csvRecord, FORMULA_START, NUMBER_TEXT } from './rendering/csv-cell';
 export { AccountStatements } from './auth/account-statement';
-export { AdminTokenGuard } from './auth/admin-token.guard';
-export { InternalCallerGuard } from './auth/internal-caller.guard';
 export { InternalCallerHooks } from './auth/internal-caller.hooks';
 export { PlatformHttpModule } from './platform-http.module';

@@ -1,6 +1,6 @@
-import { Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { type ProfileLookupRequest, ProfileLookupRequestSchema, type ProfileLookupResponse, UserProfileDirectory } from '@guidepost/contracts-http';
-import { InternalCallerGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 
 /**
  * User profiles for the other services of the distributed shape (`HttpUserProfileDirectory`), e.g. the
@@ -8,7 +8,6 @@ import { InternalCallerGuard, ValidBody } from '@guidepost/platform-http';
  * alone. Not part of the public API.
  */
 @Controller('internal/v1/accounts/:account_id/user-profiles')
-@UseGuards(InternalCallerGuard)
 export class InternalUserProfilesController {
   constructor(private readonly directory: UserProfileDirectory) {}
 

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import {
   type AbandonJobRequest,
   AbandonJobRequestSchema,
@@ -6,7 +6,7 @@ import {
   type CreateJobRequest,
   CreateJobRequestSchema,
 } from '@guidepost/contracts-http';
-import { InternalCallerGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { JobRegistry } from '../application/job-registry.service';
 
 /**
@@ -14,7 +14,6 @@ import { JobRegistry } from '../application/job-registry.service';
  * job and answers 201 with it at once, so their 202's `job_url` answers. Not part of the public API.
  */
 @Controller('internal/v1/accounts/:account_id/jobs')
-@UseGuards(InternalCallerGuard)
 export class InternalJobsController {
   constructor(private readonly registry: JobRegistry) {}
 

@@ -1,6 +1,6 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, type Type, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, type Type } from '@nestjs/common';
 import type { DeadLetter, DeadLetterBulkReplay, DeadLetterFilter, DeadLetterPage, DeadLetterSummary } from '@guidepost/contracts-http';
-import { AdminTokenGuard, ValidBody } from '@guidepost/platform-http';
+import { ValidBody } from '@guidepost/platform-http';
 import { listQueryOf, replayFilterOf } from './dead-letter-query';
 import type { DeadLetterStore } from './dead-letter-store';
 
@@ -14,7 +14,6 @@ export const deadLetterStoreToken = (schema: string): string => `DeadLetterStore
  */
 export function deadLettersControllerFor(schema: string): Type {
   @Controller(`admin/v1/dead-letters/${schema}`)
-  @UseGuards(AdminTokenGuard)
   class DeadLettersController {
     constructor(@Inject(deadLetterStoreToken(schema)) private readonly store: DeadLetterStore) {}
 
