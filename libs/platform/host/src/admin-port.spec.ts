@@ -8,7 +8,8 @@ import { ObservabilityModule } from '@guidepost/platform-observability';
 import { shutDown } from './graceful-shutdown';
 import { adminAddressOf, createHttpApplication, listen } from './http-application';
 
-const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent' }).with({ port: 0 });
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent', GUIDEPOST_ADMIN_TOKEN: ADMIN_TOKEN }).with({ port: 0 });
 
 @Controller('admin/v1/things')
 class AdminThingsController {
@@ -48,7 +49,7 @@ async function started(adminPort: number | undefined, authenticate = false): Pro
     beforeInit: (created) => {
       if (!authenticate) return;
       created.getHttpAdapter().getInstance().addHook('onRequest', (request, _reply, done) => {
-        done(request.headers.authorization === 'Bearer good' ? undefined : new DomainError('unauthenticated', 'credentials required'));
+        done(request.headers.authorization === `Bearer ${ADMIN_TOKEN}` ? undefined : new DomainError('unauthenticated', 'credentials required'));
       });
     },
   });
@@ -58,7 +59,7 @@ async function started(adminPort: number | undefined, authenticate = false): Pro
 }
 
 async function status(port: number, path: string, init: RequestInit = {}): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: 'Bearer good' }, ...init });
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...init });
   await response.arrayBuffer();
   return response.status;
 }
@@ -106,7 +107,7 @@ describe('the admin port (GUIDEPOST_ADMIN_PORT)', () => {
     expect(await status(http, '/admin/v1/things?limit=1')).toBe(404);
     // Not the 405 (with `Allow`) of a method the route lacks, which would tell that the route is there.
     expect(await status(http, '/admin/v1/things', { method: 'DELETE' })).toBe(404);
-    const answer = await fetch(`http://127.0.0.1:${http}/admin/v1/things`, { headers: { authorization: 'Bearer good' } });
+    const answer = await fetch(`http://127.0.0.1:${http}/admin/v1/things`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(await answer.json()).toMatchObject({ status: 404, detail: 'Cannot GET /admin/v1/things' });
   });
 

@@ -56,14 +56,15 @@ export async function createHttpApplication(
   });
   app.useLogger(app.get(PinoLogger));
   app.flushLogs();
-  await configureHttpServer(app, config);
   const fastify = app.getHttpAdapter().getInstance();
   if (adminPort !== undefined) {
-    // After the first check of every path, before any authentication (`beforeInit`).
+    // Before any token or key is checked (`configureHttpServer`, `beforeInit`): the HTTP port answers
+    // an admin route as an unknown one, with or without credentials.
     const port = new AdminPort(adminPort);
     port.install(fastify);
     adminPorts.set(app, port);
   }
+  await configureHttpServer(app, config);
   shutdown.install(fastify);
   if (certificate) {
     certificate.renewOn(tlsServerOf(app));
