@@ -8,12 +8,12 @@
 #   - the service image holds neither chdb nor the embedded PostgreSQL (the standalone image does,
 #     which shows that the check finds them);
 #   - standalone: serves the API on its embedded defaults, its data on a host folder, and passes the
-#     end-to-end smoke subset (STANDALONE_SPECS); `podman stop` ends it with exit code 0 in the grace;
+#     end-to-end smoke (test/e2e/smoke.js); `podman stop` ends it with exit code 0 in the grace;
 #   - service: `npm run suite -- --image` migrates every service and runs each role in its own
 #     container against the servers of scripts/infra, in a fresh namespace (its own database, Kafka
-#     topics and groups, bucket); the end-to-end suite (the e2e-distributed selection, without the
-#     schemathesis fuzz) passes through the gateway container; `podman stop` of the content and an
-#     ingestion container ends each with exit code 0 within the grace.
+#     topics and groups, bucket); the end-to-end smoke passes through the gateway container, every role
+#     serving its part of it; `podman stop` of an ingestion container ends it with exit code 0 within
+#     the grace.
 # Everything it starts is stopped and removed on exit (the servers of scripts/infra are shared and
 # keep running). Takes about 10 minutes here on a warm cache (a cold one adds the base image and npm).
 #
@@ -27,11 +27,9 @@ readonly READY_TIMEOUT_SECONDS=180
 # GUIDEPOST_SHUTDOWN_GRACE_MS (25 s by default).
 readonly STOP_TIMEOUT_SECONDS=30
 readonly STOP_GRACE_SECONDS=25
-# The standalone smoke: the API's main areas, none of the specs that start servers of their own.
-readonly STANDALONE_SPECS='test/e2e/(content|events|imports|exports|jobs|gateway|openapi)\.e2e-spec\.ts$'
-# What the e2e-distributed project leaves out (jest.config.js), and the schemathesis fuzz (slow, and
-# run against both shapes by npm test already).
-readonly DISTRIBUTED_IGNORED='/(import-resilience|persistence|shutdown|start-up|dead-letters|schemathesis)\.e2e-spec\.ts$'
+# The end-to-end smoke (test/e2e/smoke.js): every route family and the data path, against each image.
+SMOKE_SPECS=$(node -p "require('$REPO_ROOT/test/e2e/smoke.js').smokePattern")
+readonly SMOKE_SPECS
 readonly LABEL_PREFIX=org.opencontainers.image
 
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/guidepost-images.XXXXXX")
@@ -158,7 +156,7 @@ prove_standalone() {
   wait_until_ready "http://127.0.0.1:$port" standalone_running
   check_runs_as_non_root "$STANDALONE_CONTAINER"
   [[ -d $data/postgres && -d $data/clickhouse ]] || die "the standalone container did not keep its databases in the /data volume"
-  run_e2e "http://127.0.0.1:$port" --testPathPatterns "$STANDALONE_SPECS"
+  run_e2e "http://127.0.0.1:$port" --testPathPatterns "$SMOKE_SPECS"
   check_stops_cleanly "$STANDALONE_CONTAINER"
 }
 
@@ -178,7 +176,7 @@ prove_service() {
     sleep 1
   done
   check_runs_as_non_root "guidepost-$NAMESPACE-gateway"
-  run_e2e "http://127.0.0.1:$port" --testPathIgnorePatterns "$DISTRIBUTED_IGNORED"
+  run_e2e "http://127.0.0.1:$port" --testPathPatterns "$SMOKE_SPECS"
   check_stops_cleanly "guidepost-$NAMESPACE-ingestion-0"
   # A container that exits under the suite is reported, and the suite stops (exit code 1) and removes
   # its containers rather than serve 503s without saying why.
