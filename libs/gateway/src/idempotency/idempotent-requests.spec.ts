@@ -173,7 +173,7 @@ function latch(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const check = (): void => {
