@@ -2,12 +2,15 @@ import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '@guidepost/platform-config';
+import { MetricsRegistry } from '@guidepost/platform-observability';
 import { ServiceDatabaseModule } from '@guidepost/platform-database';
 import { AccountAdministration } from './application/account-administration.service';
 import { AccountStore } from './application/account-store.port';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeyLookup } from './application/api-key-lookup.port';
 import { ApiKeyStore } from './application/api-key-store.port';
+import { AuthenticationThrottle } from './application/authentication-throttle';
+import { countAttempts } from './api/authentication-metrics';
 import { PublicApiGate } from './application/public-api-gate';
 import { AdminAccountsController } from './api/admin-accounts.controller';
 import { GatewayHttpHooks } from './api/gateway-http.hooks';
@@ -31,7 +34,9 @@ import { GatewayProxy } from './routing/gateway-proxy';
  * its schema). The request budget and revocations hold across replicas: both go through the gateway's
  * schema (`SharedRateLimiter`, `RevokedKeyWatcher`), in the standalone shape as well, so one code path
  * serves both; so do the claims and answers of requests sent with an `Idempotency-Key`
- * (`IdempotentRequests`, `PostgresIdempotencyStore`, swept by `IdempotencySweep`).
+ * (`IdempotentRequests`, `PostgresIdempotencyStore`, swept by `IdempotencySweep`). Failed
+ * authentication is throttled in each replica's memory (`AuthenticationThrottle`), so that neither a
+ * success nor a refusal waits on the database.
  */
 @Module({
   imports: [
@@ -45,11 +50,12 @@ import { GatewayProxy } from './routing/gateway-proxy';
     { provide: ApiKeyLookup, useExisting: ApiKeyRepository },
     { provide: ApiKeyStore, useExisting: ApiKeyRepository },
     { provide: ApiKeyAuthenticator, inject: [ApiKeyLookup], useFactory: (lookup: ApiKeyLookup) => new ApiKeyAuthenticator(lookup) },
+    { provide: AuthenticationThrottle, inject: [MetricsRegistry], useFactory: (metrics: MetricsRegistry) => new AuthenticationThrottle(countAttempts(metrics)) },
     {
       provide: PublicApiGate,
-      inject: [ApiKeyAuthenticator, AppConfig, getDataSourceToken(GATEWAY_SCHEMA)],
-      useFactory: (authenticator: ApiKeyAuthenticator, config: AppConfig, dataSource: DataSource) =>
-        new PublicApiGate(authenticator, new SharedRateLimiter(dataSource, config.rateLimitPerSecond)),
+      inject: [ApiKeyAuthenticator, AppConfig, getDataSourceToken(GATEWAY_SCHEMA), AuthenticationThrottle],
+      useFactory: (authenticator: ApiKeyAuthenticator, config: AppConfig, dataSource: DataSource, throttle: AuthenticationThrottle) =>
+        new PublicApiGate(authenticator, new SharedRateLimiter(dataSource, config.rateLimitPerSecond), throttle),
     },
     {
       provide: RevokedKeyWatcher,

@@ -4,6 +4,7 @@ import { ExpiringCache } from '../domain/expiring-cache';
 import { FixedWindowRateLimiter } from '../domain/fixed-window-rate-limiter';
 import { ApiKeyAuthenticator, API_KEY_CACHE } from './api-key-authenticator';
 import { ApiKeyLookup, type ActiveApiKey } from './api-key-lookup.port';
+import { AuthenticationThrottle, FAILED_AUTHENTICATION, type AttemptOutcome } from './authentication-throttle';
 import { PublicApiGate, type GateRequest } from './public-api-gate';
 
 const KEY = '0123456789abcdef01234567';
@@ -31,6 +32,7 @@ const request = (overrides: Partial<GateRequest> = {}): GateRequest => ({
   routePattern: '/v2/accounts/:account_id/flows',
   accountParam: 'acme',
   authorization: basic(KEY, SECRET),
+  clientAddress: '203.0.113.7',
   ...overrides,
 });
 
@@ -45,7 +47,7 @@ describe('PublicApiGate', () => {
     now = 1_000_000;
     apiKeys = new FakeApiKeys();
     authenticator = new ApiKeyAuthenticator(apiKeys, new ExpiringCache(API_KEY_CACHE, () => now));
-    gate = new PublicApiGate(authenticator, new FixedWindowRateLimiter(2, 1000, () => now));
+    gate = new PublicApiGate(authenticator, new FixedWindowRateLimiter(2, 1000, () => now), new AuthenticationThrottle(undefined, FAILED_AUTHENTICATION, () => now));
     headers = {};
   });
 
@@ -157,5 +159,104 @@ describe('PublicApiGate', () => {
     apiKeys.keys.clear();
     authenticator.forget(KEY);
     expect((await failure()).code).toBe('unauthenticated');
+  });
+});
+
+describe('PublicApiGate, after repeated failed authentication', () => {
+  const { failures, coolDownMs } = FAILED_AUTHENTICATION;
+  let now: number;
+  let apiKeys: FakeApiKeys;
+  let checked: number;
+  let outcomes: AttemptOutcome[];
+  let gate: PublicApiGate;
+
+  beforeEach(() => {
+    now = 1_000_000;
+    apiKeys = new FakeApiKeys();
+    const authenticator = new ApiKeyAuthenticator(apiKeys, new ExpiringCache(API_KEY_CACHE, () => now));
+    checked = 0;
+    const authenticate = authenticator.authenticate.bind(authenticator);
+    authenticator.authenticate = (key, secret) => {
+      checked += 1;
+      return authenticate(key, secret);
+    };
+    outcomes = [];
+    const throttle = new AuthenticationThrottle((_credential, outcome) => outcomes.push(outcome), FAILED_AUTHENTICATION, () => now);
+    gate = new PublicApiGate(authenticator, new FixedWindowRateLimiter(10_000, 1000, () => now), throttle);
+  });
+
+  /** The error the gate answers with, or the account it admitted. */
+  const outcome = (overrides: Partial<GateRequest>): Promise<DomainError | string | undefined> =>
+    gate.admit(request(overrides), () => undefined).catch((error: unknown) => {
+      if (error instanceof DomainError) return error;
+      throw error;
+    });
+  const wrongSecret = (clientAddress: string, key = KEY) => outcome({ clientAddress, authorization: basic(key, 'guess') });
+  const rightSecret = (clientAddress: string) => outcome({ clientAddress });
+  const codeOf = (answer: DomainError | string | undefined) => (answer instanceof DomainError ? answer.code : answer);
+
+  async function failFrom(clientAddress: string, times: number, key = KEY): Promise<void> {
+    for (let attempt = 0; attempt < times; attempt += 1) expect(codeOf(await wrongSecret(clientAddress, key))).toBe('unauthenticated');
+  }
+
+  it('refuses an address with 429 and Retry-After before checking its credentials, right ones included', async () => {
+    await failFrom('203.0.113.7', failures);
+    const before = checked;
+    const throttled = await rightSecret('203.0.113.7');
+    expect(throttled).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
+    expect((throttled as DomainError).detail).toBe(`Too many failed authentication attempts from this client address; retry after ${coolDownMs / 1000} s`);
+    expect(codeOf(await outcome({ clientAddress: '203.0.113.7', authorization: undefined }))).toBe('throttled');
+    expect(checked).toBe(before);
+    expect(outcomes).toEqual([...Array<AttemptOutcome>(failures).fill('refused'), 'throttled', 'throttled']);
+  });
+
+  it('counts only failures: successes in between change nothing, and other addresses get through', async () => {
+    const otherKey = 'ffffffffffffffffffffffff';
+    await failFrom('203.0.113.7', failures - 1, otherKey);
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+    await failFrom('203.0.113.7', 1, otherKey);
+    expect(codeOf(await rightSecret('203.0.113.7'))).toBe('throttled');
+    expect(await rightSecret('198.51.100.1')).toBe('acme');
+  });
+
+  it('counts failures within a minute, and admits again after the cool-down', async () => {
+    await failFrom('203.0.113.7', failures - 1);
+    now += FAILED_AUTHENTICATION.windowMs;
+    await failFrom('203.0.113.7', failures - 1);
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+    await failFrom('203.0.113.7', 1);
+    now += coolDownMs - 1;
+    expect(await rightSecret('203.0.113.7')).toMatchObject({ code: 'throttled', retryAfterSeconds: 1 });
+    now += 1;
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+  });
+
+  it('does not count a missing or malformed Authorization header, which guesses nothing', async () => {
+    for (let attempt = 0; attempt < failures; attempt += 1) {
+      expect(codeOf(await outcome({ authorization: undefined }))).toBe('unauthenticated');
+      expect(codeOf(await outcome({ authorization: 'Bearer token' }))).toBe('unauthenticated');
+    }
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+  });
+
+  it('throttles a key failed from many addresses, except from the addresses it succeeded from', async () => {
+    expect(await rightSecret('192.0.2.1')).toBe('acme');
+    for (let address = 0; address < failures; address += 1) await failFrom(`198.51.100.${address}`, 1);
+    const before = checked;
+    const throttled = await rightSecret('203.0.113.7');
+    expect(throttled).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
+    expect((throttled as DomainError).detail).toBe(`Too many failed authentication attempts with this API key; retry after ${coolDownMs / 1000} s`);
+    expect(checked).toBe(before);
+    expect(await rightSecret('192.0.2.1')).toBe('acme');
+    now += coolDownMs;
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
+  });
+
+  it('answers an unknown key as a known one, so the 429 tells nothing of which keys exist', async () => {
+    const unknown = 'ffffffffffffffffffffffff';
+    for (let address = 0; address < failures; address += 1) await failFrom(`198.51.100.${address}`, 1, unknown);
+    expect((await wrongSecret('203.0.113.7', unknown)) as DomainError).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
+    expect(await rightSecret('203.0.113.7')).toBe('acme');
   });
 });

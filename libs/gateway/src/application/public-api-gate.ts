@@ -2,12 +2,16 @@ import { DomainError } from '@guidepost/platform-errors';
 import { parseBasicAuthorization, type BasicAuthorization } from '../domain/basic-credentials';
 import type { RateLimitDecision } from '../domain/fixed-window-rate-limiter';
 import { publicApiTarget, type RequestLocation } from '../domain/public-api-target';
+import { isWellFormedApiKey } from '../domain/credentials';
 import type { ApiKeyAuthenticator } from './api-key-authenticator';
 import type { ActiveApiKey } from './api-key-lookup.port';
+import type { Attempt, AuthenticationThrottle } from './authentication-throttle';
 import type { RateLimiter } from './rate-limiter.port';
 
 export interface GateRequest extends RequestLocation {
   readonly authorization: string | undefined;
+  /** Where failed attempts are counted (`clientAddressOf`). */
+  readonly clientAddress: string;
 }
 
 export type SetHeader = (name: string, value: string) => void;
@@ -15,8 +19,10 @@ export type SetHeader = (name: string, value: string) => void;
 const AUTHENTICATE_CHALLENGE = 'Basic realm="guidepost"';
 
 /**
- * What the gateway checks before any public route runs: credentials (401), the account's request
- * budget (429) and that the key belongs to the account in the path (403). Throttling is counted
+ * What the gateway checks before any public route runs: repeated failed authentication from the
+ * client's address or with the key (429, before the credentials are checked: `AuthenticationThrottle`),
+ * credentials (401), the account's request budget (429) and that the key belongs to the account in the
+ * path (403). Throttling is counted
  * against the key's own account before the account check, so a key probing other accounts is
  * throttled too, and every authenticated answer carries the RateLimit and X-RateLimit headers.
  */
@@ -24,6 +30,7 @@ export class PublicApiGate {
   constructor(
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly rateLimiter: RateLimiter,
+    private readonly throttle: AuthenticationThrottle,
   ) {}
 
   /**
@@ -34,7 +41,7 @@ export class PublicApiGate {
     const target = publicApiTarget(request);
     if (!target.guarded) return undefined;
 
-    const apiKey = await this.authenticate(request.authorization, setHeader);
+    const apiKey = await this.authenticate(request, setHeader);
     const budget = await this.rateLimiter.take(apiKey.accountId);
     announceBudget(budget, setHeader);
     if (!budget.allowed) {
@@ -50,16 +57,30 @@ export class PublicApiGate {
     return apiKey.accountId;
   }
 
-  private async authenticate(authorization: string | undefined, setHeader: SetHeader): Promise<ActiveApiKey> {
-    const parsed = parseBasicAuthorization(authorization);
+  private async authenticate(request: GateRequest, setHeader: SetHeader): Promise<ActiveApiKey> {
+    const parsed = parseBasicAuthorization(request.authorization);
+    const attempt = attemptOf(parsed, request.clientAddress);
+    const throttled = this.throttle.refusal(attempt);
+    if (throttled !== undefined) throw throttled;
     if (parsed.kind === 'credentials') {
       const apiKey = await this.authenticator.authenticate(parsed.key, parsed.secret);
-      if (apiKey !== undefined) return apiKey;
+      if (apiKey !== undefined) {
+        this.throttle.succeeded(attempt);
+        return apiKey;
+      }
+      // Only presented credentials are attempts: a missing or malformed header guesses nothing.
+      this.throttle.failed(attempt);
     }
     // RFC 9110: a 401 names the scheme the client should use.
     setHeader('WWW-Authenticate', AUTHENTICATE_CHALLENGE);
     throw new DomainError('unauthenticated', unauthenticatedDetail(parsed));
   }
+}
+
+/** The key's id is the throttle's subject when the gateway could have issued it: other ids count against their address only. */
+function attemptOf(parsed: BasicAuthorization, address: string): Attempt {
+  const subject = parsed.kind === 'credentials' && isWellFormedApiKey(parsed.key) ? parsed.key : undefined;
+  return { credential: 'api_key', address, subject };
 }
 
 function unauthenticatedDetail(parsed: BasicAuthorization): string {

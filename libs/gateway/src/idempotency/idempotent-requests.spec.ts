@@ -11,6 +11,7 @@ import { configureHttpServer, fastifyAdapterOptions, PlatformHttpModule } from '
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { GatewayHttpHooks } from '../api/gateway-http.hooks';
 import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
+import { AuthenticationThrottle } from '../application/authentication-throttle';
 import { ApiKeyLookup, type ActiveApiKey } from '../application/api-key-lookup.port';
 import { PublicApiGate } from '../application/public-api-gate';
 import { hashSecret } from '../domain/credentials';
@@ -215,8 +216,9 @@ async function startHost(config: AppConfig, store: IdempotencyStore, addRoutes: 
   });
   await configureHttpServer(app, config);
   const fastify = app.getHttpAdapter().getInstance();
-  const gate = new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(10_000));
-  new GatewayHttpHooks(gate, new IdempotentRequests(store, config)).install(fastify);
+  const throttle = new AuthenticationThrottle();
+  const gate = new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(10_000), throttle);
+  new GatewayHttpHooks(gate, throttle, config, new IdempotentRequests(store, config)).install(fastify);
   addRoutes(fastify);
   await app.listen(0, '127.0.0.1');
   return app;

@@ -12,6 +12,7 @@ import { AccountStatements, configureHttpServer, fastifyAdapterOptions, Platform
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { GatewayHttpHooks } from '../api/gateway-http.hooks';
 import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
+import { AuthenticationThrottle } from '../application/authentication-throttle';
 import { ApiKeyLookup, type ActiveApiKey } from '../application/api-key-lookup.port';
 import { PublicApiGate } from '../application/public-api-gate';
 import { hashSecret } from '../domain/credentials';
@@ -167,7 +168,8 @@ async function startGateway(config: AppConfig, metrics = new MetricsRegistry()):
   });
   await configureHttpServer(app, config);
   const fastify = app.getHttpAdapter().getInstance();
-  new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT))).install(fastify);
+  const throttle = new AuthenticationThrottle();
+  new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT), throttle), throttle, config).install(fastify);
   new GatewayProxy(config, metrics).install(fastify);
   await app.listen(0, '127.0.0.1');
   return app;

@@ -58,6 +58,8 @@ export class AppConfig {
   readonly adminToken: string | undefined;
   readonly blobSigningSecret: string | undefined;
   readonly rateLimitPerSecond: number;
+  /** Proxies in front that append the client's address to `X-Forwarded-For` (whose entries are trusted from the right). */
+  readonly trustedProxyHops: number;
   /** Imports and event exports one account may have in progress at once. */
   readonly bulkJobsPerAccount: number;
   readonly bodyLimitBytes: number;
@@ -116,6 +118,7 @@ export class AppConfig {
     this.adminToken = env.GUIDEPOST_ADMIN_TOKEN;
     this.blobSigningSecret = env.GUIDEPOST_BLOB_SIGNING_SECRET;
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;
+    this.trustedProxyHops = env.GUIDEPOST_TRUSTED_PROXY_HOPS;
     this.bulkJobsPerAccount = env.GUIDEPOST_BULK_JOBS_PER_ACCOUNT;
     this.bodyLimitBytes = env.GUIDEPOST_BODY_LIMIT_BYTES;
     this.fileLimitBytes = env.GUIDEPOST_FILE_LIMIT_BYTES;

@@ -57,6 +57,13 @@ export const EnvironmentSchema = Type.Object({
     Type.String({ minLength: 32, description: 'Secret that signs blob download links; generated and kept in the data folder when unset' }),
   ),
   GUIDEPOST_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, default: 60, description: 'Requests per second allowed per account, one budget across every gateway replica; one more is answered 429 with `Retry-After`' }),
+  GUIDEPOST_TRUSTED_PROXY_HOPS: Type.Integer({
+    minimum: 0,
+    maximum: 10,
+    default: 0,
+    description:
+      'Proxies in front of the gateway (or the standalone server) that append the client\'s address to `X-Forwarded-For`, such as an Ingress controller (the Helm chart sets 1). Repeated failed authentication is throttled per client address: 0 takes the peer\'s address, n the address the n-th proxy appended, counted from the right (what a client writes itself further left is never trusted). Too low counts every client behind the proxy as one address; too high lets a client choose its own',
+  }),
   GUIDEPOST_BULK_JOBS_PER_ACCOUNT: Type.Integer({
     minimum: 1,
     maximum: 1000,

@@ -124,8 +124,10 @@ export const ERROR_RESPONSES: Record<string, JsonObject> = {
     { 'Accept-Encoding': componentRef('headers', 'Accept-Encoding') },
   ),
   TooManyRequests: problem(
-    'The account sent more requests than its rate limit allows (default 60 per second per account, configurable). Wait ' +
-      '`Retry-After` seconds (an integer) and retry; clients retry 429 and 5xx answers this way.',
+    'The account sent more requests than its rate limit allows (default 60 per second per account, configurable), or ' +
+      'authentication failed too often from this client address or with this API key (10 failures within a minute: 5 ' +
+      'minutes, before the credentials are checked; `detail` says which). Wait `Retry-After` seconds (an integer) and ' +
+      'retry; clients retry 429 and 5xx answers this way.',
     { 'Retry-After': componentRef('headers', 'Retry-After'), ...rateLimitHeaders() },
   ),
   InternalServerError: problem('An unexpected failure; safe to retry. Accepted data is never lost.'),

@@ -94,7 +94,8 @@ export function analyticsPaths(): PathItems {
 function withConcurrencyOn429(query: JsonObject): JsonObject {
   const responses = query['responses'] as JsonObject;
   const throttled = problem(
-    'The account sent more requests than its rate limit allows, or already runs `X-Concurrency-Limit` analytics queries. ' +
+    'The account sent more requests than its rate limit allows, or already runs `X-Concurrency-Limit` analytics queries, ' +
+      'or authentication failed too often from this client address or with this API key. ' +
       'Wait `Retry-After` seconds (an integer) and retry.',
     { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...CONCURRENCY_HEADERS },
   );
