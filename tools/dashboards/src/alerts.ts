@@ -107,6 +107,15 @@ export const ALERTS: readonly AlertDefinition[] = [
     summary: '{{ $value | humanizePercentage }} of the analytics queries that reached the event store ran out of their time budget (answered 503)',
   },
   {
+    // A client whose key was revoked or mistyped fails a few times and stops, or is throttled at 10 failures per
+    // 5 minutes per address; failures or throttled attempts kept up at this rate are someone trying keys or tokens.
+    alert: 'GuidepostAuthenticationFailures',
+    expr: 'sum by (credential) (rate(guidepost_auth_failures_total[5m])) > 0.5',
+    for: '10m',
+    severity: 'warning',
+    summary: '{{ $value | humanize }} attempts per second with a wrong {{ $labels.credential }} (refused 401, or throttled 429) for 10 minutes',
+  },
+  {
     alert: 'GuidepostJobStuck',
     expr: 'max by (job) (guidepost_jobs_oldest_in_progress_age_seconds) > 3600',
     for: '10m',
