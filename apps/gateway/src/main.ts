@@ -11,6 +11,7 @@ runServiceHost({
   requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_CONTENT_SERVICE_URL', 'GUIDEPOST_SEGMENT_SERVICE_URL', 'GUIDEPOST_PROFILE_SERVICE_URL', 'GUIDEPOST_INGESTION_SERVICE_URL'],
   storage: { database: GATEWAY_DATABASE },
   publicFacing: true,
+  beforeCredentials: (app) => app.get(GatewayHttpHooks).installBeforeCredentials(app.getHttpAdapter().getInstance()),
   beforeInit: (app) => {
     const fastify = app.getHttpAdapter().getInstance();
     app.get(GatewayHttpHooks).install(fastify);

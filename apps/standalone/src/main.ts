@@ -33,6 +33,7 @@ runHost('Guidepost', async () => {
   try {
     app = await createHttpApplication(StandaloneModule.forRoot(config), config, {
       certificate,
+      beforeCredentials: (created) => created.get(GatewayHttpHooks).installBeforeCredentials(created.getHttpAdapter().getInstance()),
       beforeInit: (created) => created.get(GatewayHttpHooks).install(created.getHttpAdapter().getInstance()),
     });
     stopGracefullyOnSignals({ app, graceMs: config.shutdownGraceMs, afterApplication: () => stores.stop() });

@@ -35,7 +35,9 @@ describe('GatewayHttpHooks', () => {
     fastify = Fastify();
     const throttle = new AuthenticationThrottle(countAttempts(metrics));
     const config = loadConfig({ GUIDEPOST_TRUSTED_PROXY_HOPS: String(trustedProxyHops) });
-    new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new OneKey()), new FixedWindowRateLimiter(2), throttle), throttle, config).install(fastify);
+    const hooks = new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new OneKey()), new FixedWindowRateLimiter(2), throttle), throttle, config);
+    hooks.installBeforeCredentials(fastify);
+    hooks.install(fastify);
     fastify.setErrorHandler((error, _request, reply) => {
       const problem = problemOf(error, { bodyLimitBytes: 1024, fileLimitBytes: 1024 });
       return reply.code(problem.status).headers(problem.headers).send(problem.body);

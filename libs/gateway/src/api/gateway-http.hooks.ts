@@ -15,7 +15,8 @@ const ADMIN_TOKEN = 'GUIDEPOST_ADMIN_TOKEN';
 /**
  * Installs the gateway's checks as a Fastify `onRequest` hook: it runs before any body is read and for
  * unknown routes too, so nothing under `/v2/` is reachable without valid credentials. A host calls
- * `install` on its Fastify instance before `app.init()` registers the routes. Failures are thrown as
+ * `installBeforeCredentials` and `install` on its Fastify instance before `app.init()` registers the
+ * routes. Failures are thrown as
  * `DomainError`s; the platform's error handler answers them with Problem Details. Then, for the
  * authenticated requests, `Idempotency-Key` (`IdempotentRequests`: its own `preParsing` and `onSend`
  * hooks), when the module provides it.
@@ -38,13 +39,23 @@ export class GatewayHttpHooks {
     this.trustedProxyHops = config.trustedProxyHops;
   }
 
+  /**
+   * The throttle of the admin API: its refusal must come before the admin token is checked (by the
+   * platform's hook, `configureHttpServer`), so a host installs this in `beforeCredentials`.
+   */
+  installBeforeCredentials(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      const attempt = this.adminAttemptOf(request);
+      done(attempt === undefined ? undefined : this.throttle.refusal(attempt));
+    });
+    fastify.addHook('onResponse', (request, reply, done) => {
+      this.recordAdminOutcome(request, reply);
+      done();
+    });
+  }
+
   install(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
-      const adminAttempt = this.adminAttemptOf(request);
-      if (adminAttempt !== undefined) {
-        const throttled = this.throttle.refusal(adminAttempt);
-        if (throttled !== undefined) throw throttled;
-      }
       const accountId = await this.gate.admit(
         {
           url: request.url,
@@ -56,10 +67,6 @@ export class GatewayHttpHooks {
         (name, value) => void reply.header(name, value),
       );
       if (accountId !== undefined) recordAuthenticatedAccount(request, accountId);
-    });
-    fastify.addHook('onResponse', (request, reply, done) => {
-      this.recordAdminOutcome(request, reply);
-      done();
     });
     this.idempotency?.install(fastify);
   }

@@ -130,12 +130,12 @@ interface Answer {
  */
 function send(
   base: string,
-  options: { method?: string; path: string; headers?: OutgoingHttpHeaders; agent?: Agent },
+  options: { method?: string; path: string; headers?: OutgoingHttpHeaders; agent?: Agent; localAddress?: string },
   writeBody: (request: ReturnType<typeof httpRequest>) => Promise<void> | void = (request) => void request.end(),
 ): Promise<Answer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers, agent: options.agent }, (response) => {
+    const request = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers, agent: options.agent, localAddress: options.localAddress }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
@@ -166,10 +166,11 @@ async function startGateway(config: AppConfig, metrics = new MetricsRegistry()):
     bodyParser: false,
     logger: false,
   });
-  await configureHttpServer(app, config);
-  const fastify = app.getHttpAdapter().getInstance();
   const throttle = new AuthenticationThrottle();
-  new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT), throttle), throttle, config).install(fastify);
+  const hooks = new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT), throttle), throttle, config);
+  await configureHttpServer(app, config, { beforeCredentials: (instance) => hooks.installBeforeCredentials(instance) });
+  const fastify = app.getHttpAdapter().getInstance();
+  hooks.install(fastify);
   new GatewayProxy(config, metrics).install(fastify);
   await app.listen(0, '127.0.0.1');
   return app;
@@ -516,6 +517,19 @@ describe('GatewayProxy', () => {
       expect(throttled.length).toBeGreaterThanOrEqual(5);
       expect(throttled[0].headers).toMatchObject({ 'retry-after': expect.any(String), 'ratelimit-remaining': '0' });
       expect(service.received.length).toBe(answers.length - throttled.length);
+    });
+  });
+
+  describe('failed authentication', () => {
+    it('refuses a client throttled on the admin API before the admin token is checked', async () => {
+      // From an address of its own: the throttle holds the address for minutes, and the other tests use 127.0.0.1.
+      const attacker = { localAddress: '127.0.0.7', path: '/admin/v1/accounts', headers: { authorization: 'Bearer a-wrong-admin-token' } };
+      // Ten failures throttle the address (fewer, should other tests' wrong tokens have throttled the token already).
+      const statuses: number[] = [];
+      while (statuses.length <= 10 && statuses.at(-1) !== 429) statuses.push((await send(base, attacker)).status);
+      expect(statuses.at(-1)).toBe(429);
+      expect(statuses.slice(0, -1).every((status) => status === 401)).toBe(true);
+      expect((await send(base, attacker)).headers['retry-after']).toMatch(/^\d+$/);
     });
   });
 

@@ -24,6 +24,8 @@ class HostModule {
 export interface HttpApplicationOptions {
   /** Runs before routes are registered (Fastify hooks such as the gateway's go there). */
   readonly beforeInit?: (app: NestFastifyApplication) => void;
+  /** Installs hooks that judge a request before any credential is checked (the gateway's throttle of failed authentication). */
+  readonly beforeCredentials?: (app: NestFastifyApplication) => void;
   /** Serve HTTPS with this certificate, renewed while the application runs; plain HTTP otherwise. */
   readonly certificate?: ServedCertificate;
   /**
@@ -45,7 +47,7 @@ export interface HttpApplicationOptions {
 export async function createHttpApplication(
   rootModule: DynamicModule,
   config: AppConfig,
-  { beforeInit, certificate, adminPort }: HttpApplicationOptions = {},
+  { beforeInit, beforeCredentials, certificate, adminPort }: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const shutdown = new ShutdownReadiness();
   const app = await NestFactory.create<NestFastifyApplication>(HostModule.around(rootModule, shutdown), fastifyAdapter(config, certificate), {
@@ -57,14 +59,17 @@ export async function createHttpApplication(
   app.useLogger(app.get(PinoLogger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
-  if (adminPort !== undefined) {
-    // Before any token or key is checked (`configureHttpServer`, `beforeInit`): the HTTP port answers
-    // an admin route as an unknown one, with or without credentials.
-    const port = new AdminPort(adminPort);
-    port.install(fastify);
-    adminPorts.set(app, port);
-  }
-  await configureHttpServer(app, config);
+  await configureHttpServer(app, config, {
+    beforeCredentials: () => {
+      // The HTTP port answers an admin route as an unknown one, with or without credentials.
+      if (adminPort !== undefined) {
+        const port = new AdminPort(adminPort);
+        port.install(fastify);
+        adminPorts.set(app, port);
+      }
+      beforeCredentials?.(app);
+    },
+  });
   shutdown.install(fastify);
   if (certificate) {
     certificate.renewOn(tlsServerOf(app));

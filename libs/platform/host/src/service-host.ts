@@ -46,6 +46,8 @@ export interface ServiceHostDefinition {
   readonly publicFacing?: boolean;
   /** Runs before routes are registered (Fastify hooks such as the gateway's). */
   readonly beforeInit?: (app: NestFastifyApplication) => void;
+  /** Hooks that judge a request before any credential is checked (`HttpApplicationOptions.beforeCredentials`). */
+  readonly beforeCredentials?: (app: NestFastifyApplication) => void;
 }
 
 @Module({})
@@ -92,6 +94,7 @@ async function serve(definition: ServiceHostDefinition, config: AppConfig): Prom
   const app = await createHttpApplication(rootModule, config, {
     certificate,
     adminPort,
+    beforeCredentials: definition.beforeCredentials,
     beforeInit: (created) => {
       if (!definition.publicFacing) created.get(InternalCallerHooks).install(created.getHttpAdapter().getInstance());
       definition.beforeInit?.(created);

@@ -84,7 +84,15 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
  * `app.init()`, on an app created with `{ bodyParser: false }` (so Nest adds no parsers of its own).
  * Returns a promise, as hosts await it.
  */
-export function configureHttpServer(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+export interface HttpServerOptions {
+  /**
+   * Installs hooks that must judge a request after its path was read and before any credential is
+   * checked (the admin port, the throttle of failed authentication).
+   */
+  readonly beforeCredentials?: (fastify: FastifyInstance) => void;
+}
+
+export function configureHttpServer(app: NestFastifyApplication, config: AppConfig, options: HttpServerOptions = {}): Promise<void> {
   const fastify = fastifyOf(app);
   // Fastify parses application/json and text/plain by default; only the spec's formats are taken.
   fastify.removeAllContentTypeParsers();
@@ -112,6 +120,7 @@ export function configureHttpServer(app: NestFastifyApplication, config: AppConf
   });
   // The first `onRequest` hook of every host: a path two parsers could read differently never gets further.
   fastify.addHook('onRequest', refuseAmbiguousPath);
+  options.beforeCredentials?.(fastify);
   installTokenRoutes(fastify, config);
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));

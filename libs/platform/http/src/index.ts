@@ -12,7 +12,7 @@ export { Utf8Chunks } from './body/utf8-chunks';
 export { prefersCsv } from './rendering/accept';
 export { CSV_TEXT_COLUMNS, csvCellTyper, csvColumnsOf, csvRecordTyper, setOwnField, typedCsvCell, typedCsvRecord } from './body/csv-cell-types';
 export { userIdsOf } from './body/user-ids-of';
-export { configureHttpServer, fastifyAdapterOptions, REQUEST_ID_HEADER } from './http-server';
+export { configureHttpServer, fastifyAdapterOptions, type HttpServerOptions, REQUEST_ID_HEADER } from './http-server';
 export { NO_STORE, SAFE_ANSWER_HEADERS } from './safe-answer-headers';
 export { canonicalPathOf, readPath, type PathReading } from './routing/canonical-path';
 export { type DirectRoute, type DirectRoutePath, directRoutesOf, serveDirectRoute, ServesDirectly } from './routing/direct-route';
