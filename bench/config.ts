@@ -49,7 +49,12 @@ export interface BenchConfig {
 /** The server's default file limit (200 MiB): generated uploads stay under it. */
 export const FILE_LIMIT_BYTES = 200 * 1024 * 1024;
 
-const SCALES: Readonly<Record<BenchConfig['scale'], Omit<BenchConfig, 'scale' | 'stages' | 'shapes' | 'ingestionReplicas' | 'port' | 'serverEntryPoint' | 'keepData'>>> = {
+const SCALES: Readonly<
+  Record<
+    BenchConfig['scale'],
+    Omit<BenchConfig, 'scale' | 'stages' | 'shapes' | 'ingestionReplicas' | 'port' | 'serverEntryPoint' | 'keepData'>
+  >
+> = {
   small: {
     track: { durationSeconds: 3, connections: [10, 50], warmupSeconds: 1 },
     parse: { bytes: 10 * MEGABYTE, repeats: 1 },
@@ -93,7 +98,8 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     serverEntryPoint: env['BENCH_SERVER_ENTRY'] || 'dist/apps/standalone/src/main.js',
     keepData: env['BENCH_KEEP_DATA'] === '1',
   };
-  if (config.importBytes > FILE_LIMIT_BYTES) problems.push(`BENCH_IMPORT_MB: at most ${FILE_LIMIT_BYTES / MEGABYTE} (the server's file limit)`);
+  if (config.importBytes > FILE_LIMIT_BYTES)
+    problems.push(`BENCH_IMPORT_MB: at most ${FILE_LIMIT_BYTES / MEGABYTE} (the server's file limit)`);
   if (problems.length > 0) throw new Error(`invalid benchmark settings:\n- ${problems.join('\n- ')}`);
   return config;
 }

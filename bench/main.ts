@@ -27,7 +27,12 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   if (config.stages.has('parse')) figures.push(...(await stage(PARSE_STAGE, () => measureParse(config.parse))));
   if (needsServer(config)) {
-    for (const shape of config.shapes) figures.push(...(await withWorkDir(config, shape, async (workDir) => deploymentStages(config, await startShape(config, shape, workDir), workDir))));
+    for (const shape of config.shapes)
+      figures.push(
+        ...(await withWorkDir(config, shape, async (workDir) =>
+          deploymentStages(config, await startShape(config, shape, workDir), workDir),
+        )),
+      );
   }
   if (config.stages.has('scaling') && config.shapes.has('distributed')) {
     figures.push(
@@ -40,7 +45,9 @@ async function main(): Promise<void> {
     for (const shape of config.shapes) {
       figures.push(
         ...(await withWorkDir(config, shape, (workDir) =>
-          stage(stageOfShape(ANALYTICS_STAGE, shape), () => measureAnalytics(() => startShape(config, shape, workDir), config.analyticsEvents, workDir)),
+          stage(stageOfShape(ANALYTICS_STAGE, shape), () =>
+            measureAnalytics(() => startShape(config, shape, workDir), config.analyticsEvents, workDir),
+          ),
         )),
       );
     }
@@ -62,7 +69,12 @@ async function main(): Promise<void> {
 function startShape(config: BenchConfig, shape: Shape, workDir: string): Promise<Deployment> {
   progress(`starting Guidepost (${shape}) (data and logs in ${workDir})`);
   if (shape === 'distributed') return startDistributed(workDir);
-  return startGuidepost({ entryPoint: config.serverEntryPoint, port: config.port, dataDir: join(workDir, 'data'), logFile: join(workDir, 'server.log') });
+  return startGuidepost({
+    entryPoint: config.serverEntryPoint,
+    port: config.port,
+    dataDir: join(workDir, 'data'),
+    logFile: join(workDir, 'server.log'),
+  });
 }
 
 /** The stages that measure a running deployment, in order (export reuses the import's events); stops it at the end. */

@@ -19,7 +19,12 @@ const QUERYABLE_TIMEOUT_MS = 15 * 60_000;
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 2.5 s apart: 10 M span about ten months). */
 const WINDOW = { start_time: '2025-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' };
-const FLOW_FUNNEL = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', '==', 'flow_step_completed']] };
+const FLOW_FUNNEL = {
+  ...WINDOW,
+  metrics: ['events', 'users'],
+  dimensions: ['flow_id', 'name'],
+  conditions: [['name', '==', 'flow_step_completed']],
+};
 const QUERIES = {
   'top events (events, users by name)': { ...WINDOW, metrics: ['events', 'users'], dimensions: ['name'] },
   'flow funnel (events, users by flow_id, name)': FLOW_FUNNEL,
@@ -49,7 +54,11 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
   const running = [first];
   try {
     const stage = stageOfShape(ANALYTICS_STAGE, first.shape);
-    const { account } = await importUntil({ account: await BenchAccount.create(first, 'bench analytics'), rows: 0, nextRow: 0 }, events, workDir);
+    const { account } = await importUntil(
+      { account: await BenchAccount.create(first, 'bench analytics'), rows: 0, nextRow: 0 },
+      events,
+      workDir,
+    );
     await account.untilQueryable(events, QUERYABLE_TIMEOUT_MS);
     const freshAnswers = await apiTimes(account);
     const tracking = await trackingUnderAnalytics(account, first);
@@ -59,7 +68,14 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
     const mergedAnswers = await apiTimes(account);
     return [
       ...Object.keys(QUERIES).flatMap((name) => [
-        figureOf(stage, name, events, `right after the import (${store.fresh.parts} parts)`, freshAnswers.get(name), store.fresh.times.get(name)),
+        figureOf(
+          stage,
+          name,
+          events,
+          `right after the import (${store.fresh.parts} parts)`,
+          freshAnswers.get(name),
+          store.fresh.times.get(name),
+        ),
         figureOf(stage, name, events, `parts merged (${store.merged.parts} parts)`, mergedAnswers.get(name), store.merged.times.get(name)),
       ]),
       mergeFigure(stage, store),
@@ -75,7 +91,8 @@ export async function measureAnalytics(start: () => Promise<Deployment>, events:
 /** The median answer time of each query through the API. */
 async function apiTimes(account: BenchAccount): Promise<Map<string, number>> {
   const measured = new Map<string, number>();
-  for (const [name, spec] of Object.entries(QUERIES)) measured.set(name, await medianMs(async () => void (await account.analyticsQuery(spec))));
+  for (const [name, spec] of Object.entries(QUERIES))
+    measured.set(name, await medianMs(async () => void (await account.analyticsQuery(spec))));
   return measured;
 }
 
@@ -133,7 +150,12 @@ async function trackingUnderAnalytics(account: BenchAccount, deployment: Deploym
     const before = cpuNow(deployment.processes);
     const idleBefore = machineIdleMs();
     const load = await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_SECONDS);
-    return { succeeded: load.succeeded, seconds: load.durationSeconds, cpu: cpuSince(before, deployment.processes), idleMs: machineIdleMs() - idleBefore };
+    return {
+      succeeded: load.succeeded,
+      seconds: load.durationSeconds,
+      cpu: cpuSince(before, deployment.processes),
+      idleMs: machineIdleMs() - idleBefore,
+    };
   };
   // Unmeasured: the first load of a server runs cold code, which would flatter the second.
   await trackLoad(account, url, TRACK_CONNECTIONS, TRACK_WARMUP_SECONDS);
@@ -187,10 +209,18 @@ function summed(runs: readonly MeasuredLoad[]): MeasuredLoad {
 }
 
 /** `setting` qualifies the figure's name: how the event store was run (empty for as it comes). */
-function trackingFigure(stage: string, { alone, busy, queries, outOfTime, failed, firstFailure }: TrackingUnderAnalytics, setting: string): Figure {
+function trackingFigure(
+  stage: string,
+  { alone, busy, queries, outOfTime, failed, firstFailure }: TrackingUnderAnalytics,
+  setting: string,
+): Figure {
   const rate = ({ succeeded, seconds }: MeasuredLoad) => succeeded / seconds;
   const ratio = rate(busy) / rate(alone);
-  const outcomes = [`${queries} answered`, `${outOfTime} answered 503 past the time budget`, ...(failed === 0 ? [] : [`${failed} failed, the first: ${firstFailure}`])];
+  const outcomes = [
+    `${queries} answered`,
+    `${outOfTime} answered 503 past the time budget`,
+    ...(failed === 0 ? [] : [`${failed} failed, the first: ${firstFailure}`]),
+  ];
   return {
     stage,
     figure: `${trackingFigureName(setting)} (funnels: ${outcomes.join(', ')}; ${TRACK_ROUNDS} × ${TRACK_SECONDS} s, alternating with tracking alone)`,
@@ -294,7 +324,10 @@ async function storeState(client: ClickHouseClient, accountId: string): Promise<
       }),
     );
   }
-  const result = await client.query({ query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active", format: 'JSONEachRow' });
+  const result = await client.query({
+    query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active",
+    format: 'JSONEachRow',
+  });
   const [{ parts }] = await result.json<{ parts: string }>();
   return { parts: Number(parts), times };
 }

@@ -82,7 +82,9 @@ async function probe(settings: CaptureSettings, userId: string): Promise<number>
 }
 
 async function historyHolds(settings: CaptureSettings, userId: string, probeId: string): Promise<boolean> {
-  const response = await fetch(settings.trackUrl(userId), { headers: { authorization: settings.account.authorization, accept: 'application/json' } });
+  const response = await fetch(settings.trackUrl(userId), {
+    headers: { authorization: settings.account.authorization, accept: 'application/json' },
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`history of ${userId}: ${response.status}: ${text.slice(0, 300)}`);
   const events = JSON.parse(text) as { attributes?: { probe_id?: unknown } }[];
@@ -100,7 +102,10 @@ function captureFigure(stage: string, rate: number, background: LoadResult, late
     measured:
       `p50 ${Math.round(percentile(latencies, 0.5))} ms, p95 ${Math.round(p95)} ms, p99 ${Math.round(p99)} ms` +
       (timedOut > 0 ? ` (${timedOut} not queryable within ${PROBE_TIMEOUT_MS / 1000} s)` : ''),
-    target: { target: `p95 ${atMost(p95, P95_TARGET_MS, ms).target}, p99 ${atMost(p99, P99_TARGET_MS, ms).target}`, met: p95 < P95_TARGET_MS && p99 < P99_TARGET_MS },
+    target: {
+      target: `p95 ${atMost(p95, P95_TARGET_MS, ms).target}, p99 ${atMost(p99, P99_TARGET_MS, ms).target}`,
+      met: p95 < P95_TARGET_MS && p99 < P99_TARGET_MS,
+    },
   };
 }
 

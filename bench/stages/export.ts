@@ -64,7 +64,11 @@ interface Baselines {
  */
 export async function measureExport(deployment: Deployment, events: number, workDir: string, imported?: ImportedEvents): Promise<Figure[]> {
   const stage = stageOfShape(EXPORT_STAGE, deployment.shape);
-  const source = await importUntil(imported ?? { account: await BenchAccount.create(deployment, 'bench export'), rows: 0, nextRow: 0 }, events, workDir);
+  const source = await importUntil(
+    imported ?? { account: await BenchAccount.create(deployment, 'bench export'), rows: 0, nextRow: 0 },
+    events,
+    workDir,
+  );
   await source.account.untilQueryable(events, QUERYABLE_TIMEOUT_MS);
   const runs = new Map<Format, MeasuredExport>();
   for (const format of FORMATS) runs.set(format, await measuredExport(deployment, source.account, format, events));

@@ -33,7 +33,11 @@ interface ImportRun {
  * Uploads a generated NDJSON file of `bytes` to `POST /import/events` as a multipart file and times
  * it until the job is COMPLETED, watching the memory of every process of the deployment meanwhile.
  */
-export async function measureImport(deployment: Deployment, bytes: number, workDir: string): Promise<{ figures: Figure[]; imported: ImportedEvents }> {
+export async function measureImport(
+  deployment: Deployment,
+  bytes: number,
+  workDir: string,
+): Promise<{ figures: Figure[]; imported: ImportedEvents }> {
   const stage = stageOfShape(IMPORT_STAGE, deployment.shape);
   const account = await BenchAccount.create(deployment, 'bench import and export');
   const { result: run, watched } = await withGeneratedFile(workDir, 0, { maxBytes: bytes }, (path, file) =>

@@ -35,7 +35,11 @@ interface ScalingRun {
  * fixed cost out (the events per CPU-second of the work the load itself added): what a replica costs
  * whether or not it has events to handle, told apart from what an event costs.
  */
-export async function measureIngestionScaling(replicaCounts: readonly number[], settings: TrackSettings, workDir: string): Promise<Figure[]> {
+export async function measureIngestionScaling(
+  replicaCounts: readonly number[],
+  settings: TrackSettings,
+  workDir: string,
+): Promise<Figure[]> {
   const runs: ScalingRun[] = [];
   for (const replicas of replicaCounts) runs.push(await scalingRun(replicas, settings, join(workDir, `ingestion-replicas-${replicas}`)));
   const first = runs[0];
@@ -48,7 +52,13 @@ export async function measureIngestionScaling(replicaCounts: readonly number[], 
         stage: SCALING_STAGE,
         figure: `ingestion service, ${replicasOf(run)}, ${connections} connections`,
         measured: describeRun(run),
-        ...(run === first ? {} : { baseline: `${replicasOf(first)}: ${count(eventsPerCpuSecond(first))} events per CPU-second`, ratio, target: withinTolerance(ratio) }),
+        ...(run === first
+          ? {}
+          : {
+              baseline: `${replicasOf(first)}: ${count(eventsPerCpuSecond(first))} events per CPU-second`,
+              ratio,
+              target: withinTolerance(ratio),
+            }),
       },
       {
         stage: SCALING_STAGE,

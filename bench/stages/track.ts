@@ -88,7 +88,9 @@ export async function measureTrack(deployment: Deployment, settings: TrackSettin
   } finally {
     await bare.stop();
   }
-  figures.push(await storedEventsFigure(stage, account, runs).catch((error: unknown) => failedFigure(stage, 'acknowledged events are stored', error)));
+  figures.push(
+    await storedEventsFigure(stage, account, runs).catch((error: unknown) => failedFigure(stage, 'acknowledged events are stored', error)),
+  );
   return figures;
 }
 
@@ -144,11 +146,14 @@ function cpuFigures(stage: string, shape: Shape, spent: readonly ProcessCpu[], a
     stage,
     figure: 'CPU per acknowledged event, all processes and their children',
     measured: `${perEvent(totalMs)} (${count(totalMs)} ms CPU over ${count(acknowledged)} events)`,
-    target: shape === 'distributed' ? atMost(totalMs / Math.max(acknowledged, 1), DISTRIBUTED_CPU_TARGET_MS, (ms) => `${ms} ms`) : undefined,
+    target:
+      shape === 'distributed' ? atMost(totalMs / Math.max(acknowledged, 1), DISTRIBUTED_CPU_TARGET_MS, (ms) => `${ms} ms`) : undefined,
   };
   // The servers are shared with whatever else uses them meanwhile: Guidepost's own part on its own line.
   const ownTotal: Figure[] =
-    guidepost.length < spent.length ? [line(`total of Guidepost's ${guidepost.length} processes (without the servers)`, sumOf(guidepost))] : [];
+    guidepost.length < spent.length
+      ? [line(`total of Guidepost's ${guidepost.length} processes (without the servers)`, sumOf(guidepost))]
+      : [];
   return [...lines, ...ownTotal, total];
 }
 
@@ -179,7 +184,9 @@ async function storedEventsFigure(stage: string, account: BenchAccount, runs: re
   return {
     stage,
     figure: `acknowledged events are stored (${runs.length} users)`,
-    measured: `${count(storedTotal)} stored, ${count(acknowledged)} acknowledged, ${count(sent)} sent` + (consistent ? '' : ` (${describeMismatch(runs, stored)})`),
+    measured:
+      `${count(storedTotal)} stored, ${count(acknowledged)} acknowledged, ${count(sent)} sent` +
+      (consistent ? '' : ` (${describeMismatch(runs, stored)})`),
     target: { target: 'acknowledged <= stored <= sent', met: consistent },
   };
 }

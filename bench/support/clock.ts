@@ -31,7 +31,13 @@ export async function settlesWithin(promise: Promise<unknown>, milliseconds: num
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((done) => (timer = setTimeout(() => done(false), milliseconds)));
   try {
-    return await Promise.race([promise.then(() => true as const, () => true as const), timedOut]);
+    return await Promise.race([
+      promise.then(
+        () => true as const,
+        () => true as const,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

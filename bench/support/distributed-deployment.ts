@@ -15,7 +15,12 @@ const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
 /** High enough that the per-account rate limit never answers 429 to the load generator. */
 const UNTHROTTLED_REQUESTS_PER_SECOND = 1_000_000_000;
 /** The servers scripts/infra runs, by the name of their pid file (scripts/infra/lib.sh `pid_file`), as the report names them. */
-const INFRA_SERVERS = { kafka: 'Kafka (java)', postgres: 'PostgreSQL', clickhouse: 'ClickHouse (chdb HTTP front)', minio: 'MinIO' } as const;
+const INFRA_SERVERS = {
+  kafka: 'Kafka (java)',
+  postgres: 'PostgreSQL',
+  clickhouse: 'ClickHouse (chdb HTTP front)',
+  minio: 'MinIO',
+} as const;
 
 /**
  * The distributed shape as `npm run suite` brings it up (gateway, content, segment, profile and
@@ -44,7 +49,16 @@ export async function startDistributed(runDir: string, ingestionReplicas = 1): P
       return Promise.resolve({ client, close: () => client.close() });
     };
     const eventStoreProcess = processes.find((named) => named.name === INFRA_SERVERS.clickhouse);
-    return { shape: 'distributed', baseUrl: suite.gatewayUrl, adminToken: suite.adminToken, processes, eventStoreProcess, openEventStore, exclusiveEventStore: false, stop };
+    return {
+      shape: 'distributed',
+      baseUrl: suite.gatewayUrl,
+      adminToken: suite.adminToken,
+      processes,
+      eventStoreProcess,
+      openEventStore,
+      exclusiveEventStore: false,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -58,7 +72,9 @@ async function startInfrastructure(): Promise<void> {
     if (stderr.trim() !== '') process.stderr.write(stderr);
   } catch (error) {
     const output = (error as { stderr?: string }).stderr ?? '';
-    throw new Error(`scripts/infra/start.sh could not start the servers of the distributed shape: ${output.trim().split('\n').at(-1) ?? String(error)}`);
+    throw new Error(
+      `scripts/infra/start.sh could not start the servers of the distributed shape: ${output.trim().split('\n').at(-1) ?? String(error)}`,
+    );
   }
 }
 

@@ -37,7 +37,11 @@ export function eventRow(index: number): EventRow {
     return { ...common, name: 'flow_step_completed', attributes };
   }
   if (kind < 0.8) {
-    const attributes = { checklist_id: `checklist-${Math.floor(random() * 12)}`, item: 1 + Math.floor(random() * 6), completed: random() < 0.7 };
+    const attributes = {
+      checklist_id: `checklist-${Math.floor(random() * 12)}`,
+      item: 1 + Math.floor(random() * 6),
+      completed: random() < 0.7,
+    };
     return { ...common, name: 'checklist_item_completed', attributes };
   }
   if (kind < 0.9) {
@@ -79,7 +83,11 @@ const LINES_PER_WRITE = 10_000;
  * Writes NDJSON rows from row `first` on to `path` until the next line would pass `maxBytes` or `maxRows`
  * rows are written, whichever comes first.
  */
-export async function writeNdjsonFile(path: string, first: number, limits: { maxBytes: number; maxRows?: number }): Promise<GeneratedLines> {
+export async function writeNdjsonFile(
+  path: string,
+  first: number,
+  limits: { maxBytes: number; maxRows?: number },
+): Promise<GeneratedLines> {
   const file = createWriteStream(path);
   const generated = { bytes: 0, rows: 0 };
   const maxRows = limits.maxRows ?? Number.POSITIVE_INFINITY;
@@ -117,7 +125,9 @@ export function generateDocuments(ndjsonBytes: number): { ndjson: string; csv: s
 }
 
 function sessionOf(random: () => number): string {
-  return Math.floor(random() * 0xffffffff).toString(16).padStart(8, '0');
+  return Math.floor(random() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
 }
 
 /** mulberry32: a tiny, fast PRNG, good enough to vary data and fully determined by its seed. */

@@ -73,7 +73,11 @@ export class BenchAccount {
         stored = Number(row?.['events'] ?? 0);
         return stored >= events ? true : undefined;
       },
-      { timeoutMs, intervalMs: QUERYABLE_POLL_INTERVAL_MS, describeWait: () => `only ${stored} of ${events} imported events are queryable` },
+      {
+        timeoutMs,
+        intervalMs: QUERYABLE_POLL_INTERVAL_MS,
+        describeWait: () => `only ${stored} of ${events} imported events are queryable`,
+      },
     );
   }
 
@@ -85,15 +89,26 @@ export class BenchAccount {
         last = await this.call<JobDetail>('GET', `/jobs/${encodeURIComponent(jobId)}`, undefined, 200);
         return last.status === 'IN_PROGRESS' ? undefined : last;
       },
-      { timeoutMs, intervalMs: JOB_POLL_INTERVAL_MS, describeWait: () => `job ${jobId} still IN_PROGRESS: ${JSON.stringify(last?.events)}` },
+      {
+        timeoutMs,
+        intervalMs: JOB_POLL_INTERVAL_MS,
+        describeWait: () => `job ${jobId} still IN_PROGRESS: ${JSON.stringify(last?.events)}`,
+      },
     );
     if (job.status === 'FAILED') throw new Error(`job ${jobId} FAILED: ${JSON.stringify(job.events.at(-1))}`);
     return job;
   }
 
-  private async call<T>(method: string, path: string, body: string | FormData | undefined, status: number, contentType?: string): Promise<T> {
+  private async call<T>(
+    method: string,
+    path: string,
+    body: string | FormData | undefined,
+    status: number,
+    contentType?: string,
+  ): Promise<T> {
     const answer = await this.send(method, path, body, contentType);
-    if (answer.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
+    if (answer.status !== status)
+      throw new Error(`${method} ${path}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
     return JSON.parse(answer.text) as T;
   }
 

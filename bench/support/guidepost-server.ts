@@ -71,7 +71,17 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
       await stop();
       return openEngine(options.dataDir);
     };
-    return { shape: 'standalone', baseUrl: server.url, pid, processes, dataDir: options.dataDir, adminToken, openEventStore, exclusiveEventStore: true, stop };
+    return {
+      shape: 'standalone',
+      baseUrl: server.url,
+      pid,
+      processes,
+      dataDir: options.dataDir,
+      adminToken,
+      openEventStore,
+      exclusiveEventStore: true,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -81,7 +91,12 @@ export async function startGuidepost(options: GuidepostServerOptions): Promise<G
 /** The stopped server's event store, served from this process as its engine process serves it (same folder, same memory budget). */
 async function openEngine(dataDir: string): Promise<EventStoreConnection> {
   const defaults = loadConfig({});
-  const front = await startChdbHttpServer({ host: '127.0.0.1', port: 0, path: join(dataDir, 'clickhouse'), memoryBytes: defaults.clickhouseEngineMemoryBytes });
+  const front = await startChdbHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    path: join(dataDir, 'clickhouse'),
+    memoryBytes: defaults.clickhouseEngineMemoryBytes,
+  });
   const client = createClickHouseClient(defaults.with({ clickhouseUrl: front.url }));
   return {
     client,

@@ -30,7 +30,10 @@ export interface WatchedMemory {
  * kernel's own peak (VmHWM, reset at the start) catches spikes between two samples of a watched
  * process; descendants come and go (PostgreSQL backends), so they are sampled every 100 ms.
  */
-export async function measureMemory<T>(processes: readonly NamedProcess[], work: () => Promise<T>): Promise<{ result: T; watched: WatchedMemory[] }> {
+export async function measureMemory<T>(
+  processes: readonly NamedProcess[],
+  work: () => Promise<T>,
+): Promise<{ result: T; watched: WatchedMemory[] }> {
   const idle = processes.map(({ pid }) => memoryNow(pid));
   const watches = processes.map(({ pid }) => new MemoryWatch(pid));
   try {

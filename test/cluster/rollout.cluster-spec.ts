@@ -21,8 +21,14 @@ interface PodList {
 
 async function releasePods(): Promise<PodList['items']> {
   const { stdout } = await run(release('GUIDEPOST_CLUSTER_KUBECTL'), [
-    'get', 'pods', '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'),
-    '--selector', `app.kubernetes.io/instance=${release('GUIDEPOST_CLUSTER_RELEASE')}`, '--output', 'json',
+    'get',
+    'pods',
+    '--namespace',
+    release('GUIDEPOST_CLUSTER_NAMESPACE'),
+    '--selector',
+    `app.kubernetes.io/instance=${release('GUIDEPOST_CLUSTER_RELEASE')}`,
+    '--output',
+    'json',
   ]);
   return (JSON.parse(stdout) as PodList).items;
 }
@@ -30,7 +36,13 @@ async function releasePods(): Promise<PodList['items']> {
 /** The tokens of the chart-made Secret in the cluster (base64, as stored). */
 async function releaseTokens(): Promise<Record<string, string | undefined>> {
   const { stdout } = await run(release('GUIDEPOST_CLUSTER_KUBECTL'), [
-    'get', 'secret', `${release('GUIDEPOST_CLUSTER_RELEASE')}-secrets`, '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'), '--output', 'json',
+    'get',
+    'secret',
+    `${release('GUIDEPOST_CLUSTER_RELEASE')}-secrets`,
+    '--namespace',
+    release('GUIDEPOST_CLUSTER_NAMESPACE'),
+    '--output',
+    'json',
   ]);
   const { data } = JSON.parse(stdout) as { data: Record<string, string> };
   return { GUIDEPOST_ADMIN_TOKEN: data['GUIDEPOST_ADMIN_TOKEN'], GUIDEPOST_INTERNAL_TOKEN: data['GUIDEPOST_INTERNAL_TOKEN'] };
@@ -40,9 +52,17 @@ async function helmUpgrade(tag: string): Promise<void> {
   await run(
     release('GUIDEPOST_CLUSTER_HELM'),
     [
-      'upgrade', release('GUIDEPOST_CLUSTER_RELEASE'), release('GUIDEPOST_CLUSTER_CHART'),
-      '--namespace', release('GUIDEPOST_CLUSTER_NAMESPACE'), '--reuse-values', '--set', `image.tag=${tag}`,
-      '--wait', '--timeout', '10m',
+      'upgrade',
+      release('GUIDEPOST_CLUSTER_RELEASE'),
+      release('GUIDEPOST_CLUSTER_CHART'),
+      '--namespace',
+      release('GUIDEPOST_CLUSTER_NAMESPACE'),
+      '--reuse-values',
+      '--set',
+      `image.tag=${tag}`,
+      '--wait',
+      '--timeout',
+      '10m',
     ],
     { maxBuffer: 16 * 1024 * 1024 },
   );
@@ -88,7 +108,9 @@ describe('helm upgrade of the release to a new image tag', () => {
     expect(await releaseTokens()).toEqual(tokens);
     const after = await releasePods();
     expect(after.length).toBeGreaterThan(0);
-    expect(after.flatMap((pod) => pod.spec.containers.map((container) => container.image)).filter((image) => !image.endsWith(`:${tag}`))).toEqual([]);
+    expect(
+      after.flatMap((pod) => pod.spec.containers.map((container) => container.image)).filter((image) => !image.endsWith(`:${tag}`)),
+    ).toEqual([]);
     expect(tracker.outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
     expect(tracker.acknowledged.length).toBeGreaterThan(100);
     const eventStore = { clickhouseUrl: release('GUIDEPOST_CLUSTER_CLICKHOUSE_URL') };

@@ -56,7 +56,9 @@ export async function startContainerServers(env: NodeJS.ProcessEnv = process.env
   if (failed >= 0) {
     await stop();
     const reason = (outcomes[failed] as PromiseRejectedResult).reason as unknown;
-    throw new Error(`${names[failed]} (${imageOf(names[failed], env)}) did not start: ${reason instanceof Error ? reason.message : String(reason)}`);
+    throw new Error(
+      `${names[failed]} (${imageOf(names[failed], env)}) did not start: ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
   }
   return { environment: Object.assign({}, ...started.map((server) => server.environment)) as Record<string, string>, stop };
 }
@@ -131,7 +133,13 @@ async function startKafka(image: string): Promise<StartedServer> {
 async function untilKafkaServes(brokers: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 } }).admin();
+    const admin = new Kafka({
+      brokers: [brokers],
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 1000,
+      requestTimeout: 3000,
+      retry: { retries: 0 },
+    }).admin();
     try {
       await admin.connect();
       await admin.listTopics();

@@ -21,7 +21,9 @@ export function testServersSource(env: NodeJS.ProcessEnv = process.env): TestSer
 }
 
 /** Shared by the global set-ups of every jest project of one run (they run in the same process). */
-const shared = ((globalThis as { guidepostContainerServers?: { users: number; servers?: Promise<ContainerServers> } }).guidepostContainerServers ??= {
+const shared = ((
+  globalThis as { guidepostContainerServers?: { users: number; servers?: Promise<ContainerServers> } }
+).guidepostContainerServers ??= {
   users: 0,
 });
 

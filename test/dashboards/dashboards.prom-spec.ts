@@ -34,18 +34,28 @@ interface PanelQuery {
 /** Every panel of every dashboard the chart ships, with the PromQL of each of its targets. */
 function panelQueries(): PanelQuery[] {
   return readdirSync(join(CHART, 'dashboards')).flatMap((file) => {
-    const dashboard = JSON.parse(readFileSync(join(CHART, 'dashboards', file), 'utf8')) as { title: string; panels: { title: string; targets: { expr: string }[] }[] };
-    return dashboard.panels.map((panel) => ({ dashboard: dashboard.title, panel: panel.title, exprs: panel.targets.map((target) => target.expr) }));
+    const dashboard = JSON.parse(readFileSync(join(CHART, 'dashboards', file), 'utf8')) as {
+      title: string;
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    return dashboard.panels.map((panel) => ({
+      dashboard: dashboard.title,
+      panel: panel.title,
+      exprs: panel.targets.map((target) => target.expr),
+    }));
   });
 }
 
 /** Every alert the chart ships, with its expression. */
 function alertRules(): { alert: string; expr: string }[] {
-  const rules = JSON.parse(readFileSync(join(CHART, 'alerts', 'guidepost.rules.json'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const rules = JSON.parse(readFileSync(join(CHART, 'alerts', 'guidepost.rules.json'), 'utf8')) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
   return rules.groups.flatMap((group) => group.rules);
 }
 
-const hasData = (series: readonly Series[]): boolean => series.some((one) => one.values.some(([, value]) => Number.isFinite(Number(value))));
+const hasData = (series: readonly Series[]): boolean =>
+  series.some((one) => one.values.some(([, value]) => Number.isFinite(Number(value))));
 
 /**
  * The dashboards and alerts proven on real metrics: a real Prometheus scrapes every process of a
@@ -93,24 +103,36 @@ describe('the dashboards and alerts on a real Prometheus scraping the distribute
     );
   });
 
-  it.each(panelQueries().map((query) => [`${query.dashboard}: ${query.panel}`, query] as const))('%s returns data and reads only scraped metrics', async (_, { exprs }) => {
-    for (const expr of exprs) {
-      const series = await prometheus!.queryRange(expr.replaceAll('$__rate_interval', RATE_INTERVAL), loadStart, loadEnd, STEP_SECONDS);
-      expect({ expr, hasData: hasData(series) }).toEqual({ expr, hasData: true });
-      expect({ expr, missing: metricNamesOf(expr).filter((name) => !scrapedNames.has(name)) }).toEqual({ expr, missing: [] });
-    }
-  });
+  it.each(panelQueries().map((query) => [`${query.dashboard}: ${query.panel}`, query] as const))(
+    '%s returns data and reads only scraped metrics',
+    async (_, { exprs }) => {
+      for (const expr of exprs) {
+        const series = await prometheus!.queryRange(expr.replaceAll('$__rate_interval', RATE_INTERVAL), loadStart, loadEnd, STEP_SECONDS);
+        expect({ expr, hasData: hasData(series) }).toEqual({ expr, hasData: true });
+        expect({ expr, missing: metricNamesOf(expr).filter((name) => !scrapedNames.has(name)) }).toEqual({ expr, missing: [] });
+      }
+    },
+  );
 
-  it.each(alertRules().map((rule) => [rule.alert, rule] as const))('the expression of %s runs and reads only scraped metrics', async (_, { expr }) => {
-    // No alert should fire on a healthy suite under a short load, but the expression must be valid and its series real.
-    await expect(prometheus!.query(expr, loadEnd)).resolves.toEqual(expect.any(Array));
-    expect(metricNamesOf(expr).filter((name) => !scrapedNames.has(name))).toEqual([]);
-  });
+  it.each(alertRules().map((rule) => [rule.alert, rule] as const))(
+    'the expression of %s runs and reads only scraped metrics',
+    async (_, { expr }) => {
+      // No alert should fire on a healthy suite under a short load, but the expression must be valid and its series real.
+      await expect(prometheus!.query(expr, loadEnd)).resolves.toEqual(expect.any(Array));
+      expect(metricNamesOf(expr).filter((name) => !scrapedNames.has(name))).toEqual([]);
+    },
+  );
 });
 
 /** The analytics panels' requests: the top events, asked the way a client asks for them. */
 async function topEvents(account: TestAccount): Promise<void> {
-  const query = { metrics: ['events', 'users'], dimensions: ['name'], start_time: '2024-01-01T00:00:00Z', end_time: new Date().toISOString(), limit: 10 };
+  const query = {
+    metrics: ['events', 'users'],
+    dimensions: ['name'],
+    start_time: '2024-01-01T00:00:00Z',
+    end_time: new Date().toISOString(),
+    limit: 10,
+  };
   expect((await api(account, 'POST', '/analytics/query', { json: query })).status).toBe(200);
 }
 
@@ -118,7 +140,10 @@ async function topEvents(account: TestAccount): Promise<void> {
 async function driveLoad(suite: DistributedSuite, account: TestAccount): Promise<void> {
   const loadStartedAt = Date.now();
   const ingestion = suite.process('ingestion-0').url;
-  const rules = await admin('PUT', `/admin/v1/accounts/${account.id}/ingestion_filtering_rules`, { mode: 'deny', event_names: [DENIED_EVENT] });
+  const rules = await admin('PUT', `/admin/v1/accounts/${account.id}/ingestion_filtering_rules`, {
+    mode: 'deny',
+    event_names: [DENIED_EVENT],
+  });
   expect(rules.status).toBe(200);
 
   const tracker = new Tracker(account);
@@ -137,19 +162,29 @@ async function driveLoad(suite: DistributedSuite, account: TestAccount): Promise
   try {
     // Client mistakes, for the 4xx series: a route that does not exist and a body that is not JSON.
     expect((await api(account, 'GET', '/no-such-resource')).status).toBe(404);
-    expect((await api(account, 'POST', userPath('u1', 'events'), { body: '{', headers: { 'Content-Type': 'application/json' } })).status).toBe(400);
+    expect(
+      (await api(account, 'POST', userPath('u1', 'events'), { body: '{', headers: { 'Content-Type': 'application/json' } })).status,
+    ).toBe(400);
     // The rules reach the ingestion service's copy over Kafka: track the denied name until it is dropped.
-    await eventually(async () => {
-      const denied = await api(account, 'POST', userPath('u1', 'events'), { json: { name: DENIED_EVENT, timestamp: new Date().toISOString() } });
-      expect(denied.status).toBe(200);
-      expect(await metricTotal(ingestion, 'guidepost_ingestion_filtered_total')).toBeGreaterThan(0);
-    }, 60_000, 1_000);
+    await eventually(
+      async () => {
+        const denied = await api(account, 'POST', userPath('u1', 'events'), {
+          json: { name: DENIED_EVENT, timestamp: new Date().toISOString() },
+        });
+        expect(denied.status).toBe(200);
+        expect(await metricTotal(ingestion, 'guidepost_ingestion_filtered_total')).toBeGreaterThan(0);
+      },
+      60_000,
+      1_000,
+    );
 
     const imported = await startImport(account, 'events', ndjsonBody(eventsFile(IMPORTED_ROWS)));
     await completedJob(account, imported, 180_000);
     const exported = await expectAccepted(
       account,
-      await api(account, 'POST', '/export/events', { json: { format: 'csv', conditions: [], start_time: '2024-01-01T00:00:00Z', email: 'ops@refusing.example' } }),
+      await api(account, 'POST', '/export/events', {
+        json: { format: 'csv', conditions: [], start_time: '2024-01-01T00:00:00Z', email: 'ops@refusing.example' },
+      }),
     );
     await completedJob(account, exported, 180_000);
     // Tracks go on until the load has lasted long enough for the rates.

@@ -75,7 +75,11 @@ export class TestPrometheus {
 
   /** A range query over [start, end] (epoch seconds), as Grafana runs a panel's query. */
   async queryRange(expr: string, start: number, end: number, stepSeconds: number): Promise<Series[]> {
-    return this.api<Series[]>('/api/v1/query_range', { query: expr, start: String(start), end: String(end), step: String(stepSeconds) }, 'matrix');
+    return this.api<Series[]>(
+      '/api/v1/query_range',
+      { query: expr, start: String(start), end: String(end), step: String(stepSeconds) },
+      'matrix',
+    );
   }
 
   /** An instant query at `time` (epoch seconds), as the rule evaluator runs an alert's expression. */
@@ -90,7 +94,9 @@ export class TestPrometheus {
 
   /** The scrape targets and their health. */
   async targets(): Promise<{ labels: Record<string, string>; health: string; lastError: string }[]> {
-    return (await this.api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets', {})).activeTargets;
+    return (
+      await this.api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets', {})
+    ).activeTargets;
   }
 
   private async api<T>(path: string, parameters: Record<string, string>, resultType?: string): Promise<T> {
@@ -99,15 +105,20 @@ export class TestPrometheus {
     if (body.status !== 'success') throw new Error(`Prometheus refused ${JSON.stringify(parameters)}: ${body.error ?? response.status}`);
     if (resultType === undefined) return body.data as T;
     const data = body.data as { resultType: string; result: T };
-    if (data.resultType !== resultType) throw new Error(`Prometheus answered a ${data.resultType}, not a ${resultType}, to ${parameters['query']}`);
+    if (data.resultType !== resultType)
+      throw new Error(`Prometheus answered a ${data.resultType}, not a ${resultType}, to ${parameters['query']}`);
     return data.result;
   }
 
   private async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (this.process.exitCode !== null) throw new Error(`Prometheus exited with ${this.process.exitCode} (log: ${join(this.dir, 'prometheus.log')})`);
-      const ready = await fetch(`${this.url}/-/ready`).then((response) => response.ok, () => false);
+      if (this.process.exitCode !== null)
+        throw new Error(`Prometheus exited with ${this.process.exitCode} (log: ${join(this.dir, 'prometheus.log')})`);
+      const ready = await fetch(`${this.url}/-/ready`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (ready) return;
       await delay(250);
     }
@@ -116,7 +127,9 @@ export class TestPrometheus {
 }
 
 function configuration(targets: readonly ScrapeTarget[]): string {
-  const staticConfigs = targets.map(({ address, role }) => `      - targets: ['${address}']\n        labels: { guidepost_role: '${role}' }`).join('\n');
+  const staticConfigs = targets
+    .map(({ address, role }) => `      - targets: ['${address}']\n        labels: { guidepost_role: '${role}' }`)
+    .join('\n');
   return `global:
   scrape_interval: ${SCRAPE_INTERVAL_SECONDS}s
   scrape_timeout: ${SCRAPE_INTERVAL_SECONDS}s

@@ -1,7 +1,16 @@
 import { api, createAccount, eventually, expectJson, type JobDetail } from '../e2e/support';
 import { completedJob } from '../e2e/support-segments';
 import { ndjsonBody, startImport } from '../e2e/support-people';
-import { delay, eventsFile, eventuallyStoredEvents, infrastructure, missingNumbers, Tracker, type TrackOutcome, useSpecSuite } from './support';
+import {
+  delay,
+  eventsFile,
+  eventuallyStoredEvents,
+  infrastructure,
+  missingNumbers,
+  Tracker,
+  type TrackOutcome,
+  useSpecSuite,
+} from './support';
 
 const IMPORT_ROWS = 200_000;
 
@@ -19,12 +28,16 @@ describe('crash safety', () => {
     const ingestion = suite.process('ingestion-0');
     const ack = await startImport(account, 'events', ndjsonBody(eventsFile(IMPORT_ROWS)));
     // Killed once the import is under way: some rows are stored, the job is not finished.
-    await eventually(async () => {
-      const job = await expectJson<JobDetail>(await api(account, 'GET', `/jobs/${ack.job_id}`), 200);
-      if (job.status !== 'IN_PROGRESS' || !job.events.some((event) => event.name === 'Ingesting')) {
-        throw new Error(`the import is not under way: ${job.status} ${JSON.stringify(job.events.map((event) => event.name))}`);
-      }
-    }, 120_000, 100);
+    await eventually(
+      async () => {
+        const job = await expectJson<JobDetail>(await api(account, 'GET', `/jobs/${ack.job_id}`), 200);
+        if (job.status !== 'IN_PROGRESS' || !job.events.some((event) => event.name === 'Ingesting')) {
+          throw new Error(`the import is not under way: ${job.status} ${JSON.stringify(job.events.map((event) => event.name))}`);
+        }
+      },
+      120_000,
+      100,
+    );
     await ingestion.stop('SIGKILL');
     await ingestion.start();
 
@@ -67,7 +80,9 @@ describe('crash safety', () => {
     const acknowledged = tracker.acknowledged.sort((a, b) => a - b);
     const trackAccount = tracker.account;
     expect(await missingNumbers(suite, trackAccount.id, acknowledged)).toEqual([]);
-    process.stdout.write(`answers while the broker was down for ${BROKER_OUTAGE_MS / 1000} s, by status: ${JSON.stringify(Object.fromEntries(byStatus))}\n`);
+    process.stdout.write(
+      `answers while the broker was down for ${BROKER_OUTAGE_MS / 1000} s, by status: ${JSON.stringify(Object.fromEntries(byStatus))}\n`,
+    );
   }, 300_000);
 });
 
@@ -99,7 +114,8 @@ async function waitFor(condition: () => boolean, withinMs: number): Promise<void
  */
 function isDurableOrClearlyRefused(outcome: TrackOutcome): boolean {
   if (outcome.status === 200) return true;
-  const problemDetails = outcome.contentType?.startsWith('application/json') === true && outcome.detail !== undefined && outcome.detail !== '';
+  const problemDetails =
+    outcome.contentType?.startsWith('application/json') === true && outcome.detail !== undefined && outcome.detail !== '';
   return outcome.status === 503 && problemDetails && /^\d+$/.test(outcome.retryAfter ?? '');
 }
 

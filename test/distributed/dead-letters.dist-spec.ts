@@ -67,20 +67,33 @@ describe('dead letters of the distributed shape', () => {
       offset: expect.stringMatching(/^\d+$/) as string,
     });
     const shown = await expectJson<Record<string, unknown>>(await admin('GET', `/admin/v1/dead-letters/ingestion/${deadLetter.id}`), 200);
-    expect(shown).toMatchObject({ payload: { to: [RECIPIENT] }, replayable: true, headers: { 'message-id': expect.any(String) as string } });
+    expect(shown).toMatchObject({
+      payload: { to: [RECIPIENT] },
+      replayable: true,
+      headers: { 'message-id': expect.any(String) as string },
+    });
 
     const ingestion = suite!.process('ingestion-0');
     const gauge = `guidepost_dead_letters_waiting{service="ingestion",topic="${MAIL_TOPIC}",group="mail.sender"}`;
     expect(await metricLine(ingestion.url, gauge)).toBe(`${gauge} 1`);
     // Each service serves its own through the gateway; the admin token is checked by the service itself.
     for (const service of ['gateway', 'content', 'segment', 'profile']) {
-      expect(await expectJson(await admin('GET', `/admin/v1/dead-letters/${service}`), 200)).toEqual({ dead_letters: [], next_cursor: null });
+      expect(await expectJson(await admin('GET', `/admin/v1/dead-letters/${service}`), 200)).toEqual({
+        dead_letters: [],
+        next_cursor: null,
+      });
     }
-    await expectProblem(await fetch(`${suite!.gatewayUrl}/admin/v1/dead-letters/ingestion`, { headers: { Authorization: 'Bearer wrong' } }), 401);
+    await expectProblem(
+      await fetch(`${suite!.gatewayUrl}/admin/v1/dead-letters/ingestion`, { headers: { Authorization: 'Bearer wrong' } }),
+      401,
+    );
     expect(mail.received).toEqual([]);
 
     mail.refusing = false;
-    const replayed = await expectJson<DeadLetterSummary>(await admin('POST', `/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`), 200);
+    const replayed = await expectJson<DeadLetterSummary>(
+      await admin('POST', `/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`),
+      200,
+    );
     expect(replayed).toMatchObject({ status: 'replayed', replayed_at: expect.any(String) as string });
     await eventually(() => expect(mail.received).toEqual([[RECIPIENT]]), 60_000);
 

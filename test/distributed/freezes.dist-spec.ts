@@ -35,7 +35,12 @@ describe('frozen stores (gray failures)', () => {
       const exportBody = { format: 'json', conditions: [['name', '==', 'page_view']], start_time: '2025-01-01T00:00:00Z' };
       const exportAck = await expectAccepted(exported, await api(exported, 'POST', '/export/events', { json: exportBody }));
 
-      const { frozenAt, thawedAt } = await underFreeze(tracker, prober, () => infrastructure('freeze', store), () => infrastructure('thaw', store));
+      const { frozenAt, thawedAt } = await underFreeze(
+        tracker,
+        prober,
+        () => infrastructure('freeze', store),
+        () => infrastructure('thaw', store),
+      );
 
       expectAnsweredThroughFreeze(outcomesOf(tracker, prober), frozenAt, thawedAt);
       const acknowledged = [...tracker.acknowledged].sort((a, b) => a - b);

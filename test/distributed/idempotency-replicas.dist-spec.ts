@@ -16,7 +16,11 @@ interface Answer {
 async function keyed(gatewayUrl: string, account: TestAccount, method: string, path: string, key: string, json?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { Authorization: basicAuthorization(account.key, account.secret), 'Idempotency-Key': key };
   if (json !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(`${gatewayUrl}/v2/accounts/${account.id}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  const response = await fetch(`${gatewayUrl}/v2/accounts/${account.id}${path}`, {
+    method,
+    headers,
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
   return { status: response.status, replayed: response.headers.get('idempotent-replayed'), text: await response.text() };
 }
 
@@ -60,7 +64,9 @@ function slowImport(
     });
     request.on('error', reject);
   });
-  const firstHalfSent = new Promise<void>((resolve, reject) => request.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())));
+  const firstHalfSent = new Promise<void>((resolve, reject) =>
+    request.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())),
+  );
   return { firstHalfSent, finish: () => void request.end(bytes.subarray(half)), answer };
 }
 
@@ -102,7 +108,9 @@ describe('Idempotency-Key across two gateway replicas', () => {
     expect(retry.replayed).toBe('true');
     expect((JSON.parse(retry.text) as { job_id: string }).job_id).toBe(jobId);
     const jobs = await expectJson<{ id: string }[]>(
-      await fetch(`${second}/v2/accounts/${account.id}/jobs`, { headers: { Authorization: basicAuthorization(account.key, account.secret) } }),
+      await fetch(`${second}/v2/accounts/${account.id}/jobs`, {
+        headers: { Authorization: basicAuthorization(account.key, account.secret) },
+      }),
       200,
     );
     expect(jobs.filter((job) => job.id === jobId)).toHaveLength(1);
@@ -125,7 +133,10 @@ describe('Idempotency-Key across two gateway replicas', () => {
       expect([409, 200]).toContain(answer.status);
       if (answer.status === 200) expect(answer.replayed).toBe('true');
     }
-    await keyed(second, account, 'POST', `/users/${userId}/events`, randomUUID(), { name: 'marker', timestamp: '2024-05-01T09:31:00.000Z' });
+    await keyed(second, account, 'POST', `/users/${userId}/events`, randomUUID(), {
+      name: 'marker',
+      timestamp: '2024-05-01T09:31:00.000Z',
+    });
     const events = await historyOfAtLeast(account, userId, 2);
     expect(events.filter((event) => event.name === 'raced')).toHaveLength(1);
   }, 60_000);
@@ -135,7 +146,11 @@ describe('Idempotency-Key across two gateway replicas', () => {
 async function replayedImport(gatewayUrl: string, account: TestAccount, key: string, rows: string): Promise<Answer> {
   const response = await fetch(`${gatewayUrl}/v2/accounts/${account.id}/import/profiles`, {
     method: 'POST',
-    headers: { Authorization: basicAuthorization(account.key, account.secret), 'Idempotency-Key': key, 'Content-Type': 'application/ndjson' },
+    headers: {
+      Authorization: basicAuthorization(account.key, account.secret),
+      'Idempotency-Key': key,
+      'Content-Type': 'application/ndjson',
+    },
     body: rows,
   });
   return { status: response.status, replayed: response.headers.get('idempotent-replayed'), text: await response.text() };

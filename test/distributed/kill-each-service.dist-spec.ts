@@ -67,7 +67,10 @@ class ProfileWriter {
     for (let seq = 1; !this.stopped; seq += 1) {
       const response = await api(this.account, 'PATCH', userPath(this.userId, 'profile'), { json: { seq } }).catch(() => undefined);
       // An answer whose body the kill cut off is no acknowledgement.
-      const read = await response?.arrayBuffer().then(() => true, () => false);
+      const read = await response?.arrayBuffer().then(
+        () => true,
+        () => false,
+      );
       if (response?.status === 200 && read) this.lastAcknowledged = seq;
       else await delay(100);
     }
@@ -91,7 +94,9 @@ class SegmentAdder {
   async run(): Promise<void> {
     for (let batch = 1; !this.stopped; batch += 1) {
       const userIds = Array.from({ length: 10 }, (_, index) => `member-${batch}-${index}`);
-      const response = await api(this.account, 'POST', segmentPath(this.segmentId, 'add_user_ids'), { json: { user_ids: userIds } }).catch(() => undefined);
+      const response = await api(this.account, 'POST', segmentPath(this.segmentId, 'add_user_ids'), { json: { user_ids: userIds } }).catch(
+        () => undefined,
+      );
       if (response?.status === 202) {
         // The 202's body is the acknowledgement (a body cut off by the kill is none); its job is looked
         // at once the killed process is back.

@@ -22,7 +22,11 @@ describe('outages of the stores', () => {
 
   beforeAll(async () => {
     exported = await createAccount();
-    const { completed } = await completedJob(exported, await startImport(exported, 'events', ndjsonBody(eventsFile(EXPORTED_ROWS))), 120_000);
+    const { completed } = await completedJob(
+      exported,
+      await startImport(exported, 'events', ndjsonBody(eventsFile(EXPORTED_ROWS))),
+      120_000,
+    );
     expect(completed.attributes).toMatchObject({ ingestions_completed: EXPORTED_ROWS });
     await eventuallyStoredEvents(spec.suite, exported.id, EXPORTED_ROWS);
   }, 240_000);

@@ -29,4 +29,3 @@ describe('two ingestion replicas share one import', () => {
     expect(perReplica[0] + perReplica[1]).toBeGreaterThanOrEqual(ROWS);
   }, 420_000);
 });
-

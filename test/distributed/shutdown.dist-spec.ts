@@ -47,7 +47,9 @@ describe('clean shutdown of a service', () => {
     expect([...statuses].filter((status) => status !== 200 && status !== 503)).toEqual([]);
     // Every 503 is the gateway's, for a service it cannot reach, and none came before the signal.
     const unavailable = tracker.outcomes.filter((outcome) => outcome.status === 503);
-    expect(tally(unavailable.map((outcome) => outcome.detail ?? ''))).toEqual(unavailable.length ? { 'the ingestion service is unavailable': unavailable.length } : {});
+    expect(tally(unavailable.map((outcome) => outcome.detail ?? ''))).toEqual(
+      unavailable.length ? { 'the ingestion service is unavailable': unavailable.length } : {},
+    );
     expect(unavailable.filter((outcome) => outcome.at < signalledAt)).toEqual([]);
     // Every request is answered: the gateway stays up.
     expect(tracker.outcomes.filter((outcome) => outcome.status === 0)).toEqual([]);

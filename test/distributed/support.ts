@@ -57,7 +57,8 @@ export interface SpecSuite {
 export function useSpecSuite(options: SuiteShape & { rateLimitPerSecond?: number } = {}): SpecSuite {
   const state: { suite?: DistributedSuite; account?: TestAccount; pointBack?: () => void } = {};
   beforeAll(async () => {
-    const env = options.rateLimitPerSecond === undefined ? LOAD_RATE_LIMIT : { GUIDEPOST_RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond) };
+    const env =
+      options.rateLimitPerSecond === undefined ? LOAD_RATE_LIMIT : { GUIDEPOST_RATE_LIMIT_PER_SECOND: String(options.rateLimitPerSecond) };
     state.suite = await startSuite({ ...options, env });
     state.pointBack = useServer({ baseUrl: state.suite.gatewayUrl, adminToken: state.suite.adminToken });
     state.account = await createAccount();
@@ -113,12 +114,17 @@ const INFRASTRUCTURE_COMMANDS = { stop: ['stop.sh'], start: ['start.sh'], freeze
  * Stops, starts, freezes (SIGSTOP) or thaws one of the servers of scripts/infra (the Kafka broker, say):
  * those of GUIDEPOST_INFRA_DIR (~/.cache/guidepost/run when unset), which must be the ones the suites use.
  */
-export async function infrastructure(command: keyof typeof INFRASTRUCTURE_COMMANDS, server: 'kafka' | 'postgres' | 'clickhouse' | 'minio'): Promise<void> {
+export async function infrastructure(
+  command: keyof typeof INFRASTRUCTURE_COMMANDS,
+  server: 'kafka' | 'postgres' | 'clickhouse' | 'minio',
+): Promise<void> {
   const stopped = loadInfrastructure({ GUIDEPOST_INFRA_DIR: process.env['GUIDEPOST_INFRA_DIR'] });
   const used = loadInfrastructure();
   // Another set's infra.env sourced beside this GUIDEPOST_INFRA_DIR: the outage would miss the suite, and the spec could not fail.
   if (JSON.stringify(stopped) !== JSON.stringify(used)) {
-    throw new Error(`the suites use servers other than those of ${infrastructureDir()}: source its infra.env, or set GUIDEPOST_INFRA_DIR to the set whose infra.env is sourced`);
+    throw new Error(
+      `the suites use servers other than those of ${infrastructureDir()}: source its infra.env, or set GUIDEPOST_INFRA_DIR to the set whose infra.env is sourced`,
+    );
   }
   // start.sh takes a server's port from GUIDEPOST_INFRA_*_PORT, not from the set's infra.env: without
   // the same settings a private set's server would come back on another set's port (checked before
@@ -126,7 +132,9 @@ export async function infrastructure(command: keyof typeof INFRASTRUCTURE_COMMAN
   const [variable, fallback, endpoint] = START_PORTS[server];
   const port = new URL(endpoint(used).includes('://') ? endpoint(used) : `tcp://${endpoint(used)}`).port;
   if (port !== (process.env[variable] ?? fallback)) {
-    throw new Error(`${server} answers on port ${port} but ${variable} says ${process.env[variable] ?? `${fallback} (unset)`}: export the settings the set was started with`);
+    throw new Error(
+      `${server} answers on port ${port} but ${variable} says ${process.env[variable] ?? `${fallback} (unset)`}: export the settings the set was started with`,
+    );
   }
   const [script, ...options] = INFRASTRUCTURE_COMMANDS[command];
   await promisify(execFile)(join(REPO_ROOT, 'scripts', 'infra', script), [...options, server], { cwd: REPO_ROOT });

@@ -127,7 +127,8 @@ describe('the API reference at /docs', () => {
         await body.getByLabel('Request content type').selectOption(mediaType);
         if (name !== undefined) await body.locator('.examples-select-element').selectOption(name);
         const shown = (await body.locator('.highlight-code').first().textContent()) ?? '';
-        if (!showsExample(shown, value)) wrong.push(`${method.toUpperCase()} ${path} (${mediaType} ${name ?? ''}) shows ${shown.slice(0, 200)}`);
+        if (!showsExample(shown, value))
+          wrong.push(`${method.toUpperCase()} ${path} (${mediaType} ${name ?? ''}) shows ${shown.slice(0, 200)}`);
       }
       await block.locator('.opblock-summary-control').click();
     }

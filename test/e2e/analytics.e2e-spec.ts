@@ -30,9 +30,20 @@ function makeEvents(): TrackedEvent[] {
     const at = `2025-10-0${day}T${String((i * 7) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00Z`;
     const user = USERS[(i * 3) % USERS.length];
     if (i % 4 === 3) {
-      events.push({ name: 'page_viewed', user_id: user, group_id: i % 8 === 3 ? 'acme' : undefined, timestamp: at, attributes: { plan: i % 3 === 0 ? 'pro' : 'free' } });
+      events.push({
+        name: 'page_viewed',
+        user_id: user,
+        group_id: i % 8 === 3 ? 'acme' : undefined,
+        timestamp: at,
+        attributes: { plan: i % 3 === 0 ? 'pro' : 'free' },
+      });
     } else {
-      events.push({ name: FLOW_EVENTS[(i * 5) % FLOW_EVENTS.length], user_id: user, timestamp: at, attributes: { flow_id: FLOWS[i % FLOWS.length], step: i % 5 } });
+      events.push({
+        name: FLOW_EVENTS[(i * 5) % FLOW_EVENTS.length],
+        user_id: user,
+        timestamp: at,
+        attributes: { flow_id: FLOWS[i % FLOWS.length], step: i % 5 },
+      });
     }
   }
   // At end_time (excluded: the window is half open) and before start_time.
@@ -77,7 +88,9 @@ beforeAll(async () => {
   expect(completed.attributes).toMatchObject({ ingestions_completed: EVENTS.length, ingestions_failed: 0 });
   // Queries read the event store: wait until every user's events are there.
   await Promise.all(
-    [...new Set(EVENTS.map((event) => event.user_id))].map((user) => historyOfAtLeast(account, user, EVENTS.filter((event) => event.user_id === user).length)),
+    [...new Set(EVENTS.map((event) => event.user_id))].map((user) =>
+      historyOfAtLeast(account, user, EVENTS.filter((event) => event.user_id === user).length),
+    ),
   );
 });
 
@@ -112,8 +125,15 @@ describe('POST /analytics/query: aggregate rows', () => {
 
   it('groups by an attribute, by group_id (null when absent) and counts groups', async () => {
     const views = IN_WINDOW.filter((event) => event.name === 'page_viewed');
-    const rows = await rowsOf({ metrics: ['events', 'groups'], dimensions: ['attributes.plan', 'group_id'], conditions: [['name', '==', 'page_viewed']] });
-    const expected = expectedRows(views, (event) => ({ 'attributes.plan': event.attributes['plan'], group_id: event.group_id ?? null })).map((row) => ({
+    const rows = await rowsOf({
+      metrics: ['events', 'groups'],
+      dimensions: ['attributes.plan', 'group_id'],
+      conditions: [['name', '==', 'page_viewed']],
+    });
+    const expected = expectedRows(views, (event) => ({
+      'attributes.plan': event.attributes['plan'],
+      group_id: event.group_id ?? null,
+    })).map((row) => ({
       'attributes.plan': row['attributes.plan'],
       group_id: row['group_id'],
       events: row['events'],
@@ -123,7 +143,9 @@ describe('POST /analytics/query: aggregate rows', () => {
   });
 
   it('answers one row in all without dimensions, and excludes events at end_time and before start_time', async () => {
-    expect(await rowsOf({ metrics: ['events', 'users'] })).toEqual([{ events: IN_WINDOW.length, users: new Set(IN_WINDOW.map((event) => event.user_id)).size }]);
+    expect(await rowsOf({ metrics: ['events', 'users'] })).toEqual([
+      { events: IN_WINDOW.length, users: new Set(IN_WINDOW.map((event) => event.user_id)).size },
+    ]);
     expect(IN_WINDOW.length).toBe(EVENTS.length - 2);
   });
 
@@ -147,7 +169,12 @@ describe('POST /analytics/query: aggregate rows', () => {
 
   it('answers parallel queries 200, or 429 with Retry-After once the account runs its limit, with the load in the headers', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => api(account, 'POST', '/analytics/query', { json: { ...WINDOW, metrics: ['users'], dimensions: ['user_id', 'day'] }, retryThrottled: false })),
+      Array.from({ length: 12 }, () =>
+        api(account, 'POST', '/analytics/query', {
+          json: { ...WINDOW, metrics: ['users'], dimensions: ['user_id', 'day'] },
+          retryThrottled: false,
+        }),
+      ),
     );
     for (const response of responses) {
       expect([200, 429]).toContain(response.status);
@@ -168,7 +195,10 @@ describe('POST /analytics/query: aggregate rows', () => {
 
 describe('POST /analytics/query: raw rows', () => {
   it('answers the columns asked for, oldest first', async () => {
-    const rows = await rowsOf({ columns: ['name', 'timestamp', 'user_id', 'flow_id', 'attributes.step'], conditions: [['user_id', '==', 'ben']] });
+    const rows = await rowsOf({
+      columns: ['name', 'timestamp', 'user_id', 'flow_id', 'attributes.step'],
+      conditions: [['user_id', '==', 'ben']],
+    });
     const expected = IN_WINDOW.filter((event) => event.user_id === 'ben')
       .sort((a, b) => a.timestamp.localeCompare(b.timestamp))
       .map((event) => ({
@@ -183,8 +213,17 @@ describe('POST /analytics/query: raw rows', () => {
   });
 
   it('answers the attributes as an object', async () => {
-    const rows = await rowsOf({ columns: ['attributes', 'group_id'], conditions: [['name', '==', 'page_viewed'], ['group_id', '==', 'acme']] });
-    const expected = IN_WINDOW.filter((event) => event.group_id === 'acme').map((event) => ({ attributes: event.attributes, group_id: 'acme' }));
+    const rows = await rowsOf({
+      columns: ['attributes', 'group_id'],
+      conditions: [
+        ['name', '==', 'page_viewed'],
+        ['group_id', '==', 'acme'],
+      ],
+    });
+    const expected = IN_WINDOW.filter((event) => event.group_id === 'acme').map((event) => ({
+      attributes: event.attributes,
+      group_id: 'acme',
+    }));
     expect(byKey(rows)).toEqual(byKey(expected));
     expect(rows.length).toBeGreaterThan(0);
   });
@@ -235,14 +274,11 @@ describe('POST /analytics/exports and GET /analytics/exports/{job_id}', () => {
   it('runs the spec as a job whose JSON result is downloadable without credentials for a week', async () => {
     const spec = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] };
     const ack = await expectAccepted(account, await api(account, 'POST', '/analytics/exports', { json: spec }));
-    const done = await eventually(
-      async () => {
-        const state = await expectJson<ExportStatus>(await api(account, 'GET', `/analytics/exports/${ack.job_id}`), 200);
-        if (state.status === 'IN_PROGRESS') throw new Error('the export is still in progress');
-        return state;
-      },
-      30_000,
-    );
+    const done = await eventually(async () => {
+      const state = await expectJson<ExportStatus>(await api(account, 'GET', `/analytics/exports/${ack.job_id}`), 200);
+      if (state.status === 'IN_PROGRESS') throw new Error('the export is still in progress');
+      return state;
+    }, 30_000);
     expect(done).toMatchObject({ job_id: ack.job_id, status: 'COMPLETED', truncated: false });
     expectAbsoluteUrl(done.download_url);
     expect(Math.abs(Date.parse(String(done.expires_at)) - (Date.now() + ONE_WEEK_MS))).toBeLessThan(120_000);
@@ -252,8 +288,16 @@ describe('POST /analytics/exports and GET /analytics/exports/{job_id}', () => {
   });
 
   it('refuses an invalid spec before creating a job, naming the field', async () => {
-    await expectProblem(await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], dimensions: ['colour'] } }), 400, /^dimensions\[0\]/);
-    await expectProblem(await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], conditions: [['and']] } }), 400, /^conditions\[0\]/);
+    await expectProblem(
+      await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], dimensions: ['colour'] } }),
+      400,
+      /^dimensions\[0\]/,
+    );
+    await expectProblem(
+      await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], conditions: [['and']] } }),
+      400,
+      /^conditions\[0\]/,
+    );
   });
 
   it('answers 404 for an unknown job and for a job that is not an analytics export', async () => {

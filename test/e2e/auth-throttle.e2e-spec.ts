@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { accountUrl, api, basicAuthorization, createAccount, createApiKey, expectJson, expectProblem, server, type TestAccount } from './support';
+import {
+  accountUrl,
+  api,
+  basicAuthorization,
+  createAccount,
+  createApiKey,
+  expectJson,
+  expectProblem,
+  server,
+  type TestAccount,
+} from './support';
 
 /**
  * Repeated failed authentication is throttled per client address and per credential, for API keys and
@@ -20,7 +30,9 @@ function from(address: string, url: string, authorization: string, headers: Reco
     const sent = request(url, { localAddress: address, headers: { authorization, ...headers } }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode, headers: headersOf(answer.headers) })));
+      answer.on('end', () =>
+        resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode, headers: headersOf(answer.headers) })),
+      );
       answer.on('error', reject);
     });
     sent.on('error', reject);
@@ -51,7 +63,9 @@ it('refuses an address after 10 failed attempts, before its credentials are chec
   const flows = accountUrl(account, '/flows');
   for (let attempt = 0; attempt < FAILURES; attempt += 1) {
     // A new made-up key and a new claimed address each time: neither spares the address the count.
-    const response = await from('127.0.0.2', flows, basicAuthorization(madeUpKey(), 'guess'), { 'x-forwarded-for': `203.0.113.${attempt}` });
+    const response = await from('127.0.0.2', flows, basicAuthorization(madeUpKey(), 'guess'), {
+      'x-forwarded-for': `203.0.113.${attempt}`,
+    });
     await expectProblem(response, 401);
   }
   await expectThrottled(await from('127.0.0.2', flows, basicAuthorization(account.key, account.secret)), /from this client address/);

@@ -6,17 +6,59 @@ import { accountUrl, admin, api, createAccount, expectJson, expectProblem, parse
  */
 
 const FLOW_FIELDS = [
-  'id', 'name', 'published', 'frequency', 'tag_ids', 'tags', 'created_at', 'updated_at', 'published_at', 'created_by',
-  'updated_by', 'url',
+  'id',
+  'name',
+  'published',
+  'frequency',
+  'tag_ids',
+  'tags',
+  'created_at',
+  'updated_at',
+  'published_at',
+  'created_by',
+  'updated_by',
+  'url',
 ];
 const EXPERIENCE_FIELDS = [
-  'id', 'account_id', 'app_id', 'name', 'published', 'published_at', 'state', 'frequency', 'platform', 'type',
-  'preview_url', 'locked_for_localization', 'theme', 'tag_ids', 'tags', 'traits', 'steps', 'created_at', 'updated_at',
-  'created_by', 'updated_by', 'url',
+  'id',
+  'account_id',
+  'app_id',
+  'name',
+  'published',
+  'published_at',
+  'state',
+  'frequency',
+  'platform',
+  'type',
+  'preview_url',
+  'locked_for_localization',
+  'theme',
+  'tag_ids',
+  'tags',
+  'traits',
+  'steps',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'updated_by',
+  'url',
 ];
 const STEP_FIELDS = [
-  'id', 'index', 'name', 'type', 'parentId', 'children', 'actions', 'content', 'contentType', 'rows', 'traits',
-  'createdAt', 'updatedAt', 'createdBy', 'updatedBy',
+  'id',
+  'index',
+  'name',
+  'type',
+  'parentId',
+  'children',
+  'actions',
+  'content',
+  'contentType',
+  'rows',
+  'traits',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'updatedBy',
 ];
 const TAG_FIELDS = ['id', 'name', 'url', 'created_at', 'updated_at', 'created_by', 'updated_by'];
 
@@ -278,7 +320,12 @@ describe('admin content upserts', () => {
     const read = async () => expectJson<Json>(await api(owner, 'GET', '/tags/temporary'), 200);
     expect(await upsert(owner, 'tags', [{ id: 'temporary', name: 'Before' }])).toEqual({ upserted: 1 });
     const before = await read();
-    expect(await upsert(owner, 'tags', [{ id: 'temporary', name: 'After' }, { id: 'second', name: 'Second' }])).toEqual({ upserted: 2 });
+    expect(
+      await upsert(owner, 'tags', [
+        { id: 'temporary', name: 'After' },
+        { id: 'second', name: 'Second' },
+      ]),
+    ).toEqual({ upserted: 2 });
     expect(await read()).toMatchObject({ name: 'After', created_at: before['created_at'], created_by: before['created_by'] });
     expect(await expectJson<Json[]>(await api(owner, 'GET', '/tags'), 200)).toHaveLength(2);
   });

@@ -1,5 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { admin, api, createAccount, eventually, expectJson, expectProblem, startServer, type RunningServer, type TestAccount } from './support';
+import {
+  admin,
+  api,
+  createAccount,
+  eventually,
+  expectJson,
+  expectProblem,
+  startServer,
+  type RunningServer,
+  type TestAccount,
+} from './support';
 import { startMailServer, type TestMailServer } from './support-mail';
 import { completedJob, expectAccepted, useServer } from './support-segments';
 
@@ -90,21 +100,35 @@ describe('dead letters', () => {
   });
 
   it('counts it as waiting in the metrics', async () => {
-    expect(await waitingMailMetric(running!.baseUrl)).toBe(`guidepost_dead_letters_waiting{service="ingestion",topic="${MAIL_TOPIC}",group=""} 1`);
+    expect(await waitingMailMetric(running!.baseUrl)).toBe(
+      `guidepost_dead_letters_waiting{service="ingestion",topic="${MAIL_TOPIC}",group=""} 1`,
+    );
   });
 
   it("serves every service's dead letters, filters and pages them, behind the admin token, with Problem answers", async () => {
     for (const service of ['gateway', 'content', 'segment', 'profile']) {
-      expect(await expectJson(await admin('GET', `/admin/v1/dead-letters/${service}`), 200)).toEqual({ dead_letters: [], next_cursor: null });
+      expect(await expectJson(await admin('GET', `/admin/v1/dead-letters/${service}`), 200)).toEqual({
+        dead_letters: [],
+        next_cursor: null,
+      });
     }
-    const none = await expectJson<DeadLetterPage>(await admin('GET', '/admin/v1/dead-letters/ingestion?group=ingestion.import-worker'), 200);
+    const none = await expectJson<DeadLetterPage>(
+      await admin('GET', '/admin/v1/dead-letters/ingestion?group=ingestion.import-worker'),
+      200,
+    );
     expect(none.dead_letters).toEqual([]);
     const first = await expectJson<DeadLetterPage>(await admin('GET', '/admin/v1/dead-letters/ingestion?limit=1&status=waiting'), 200);
     expect(first.dead_letters.map((letter) => letter.id)).toEqual([deadLetter.id]);
 
     const { baseUrl } = running!;
     await expectProblem(await fetch(`${baseUrl}/admin/v1/dead-letters/ingestion`), 401);
-    await expectProblem(await fetch(`${baseUrl}/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`, { method: 'POST', headers: { Authorization: 'Bearer wrong' } }), 401);
+    await expectProblem(
+      await fetch(`${baseUrl}/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer wrong' },
+      }),
+      401,
+    );
     await expectProblem(await admin('GET', '/admin/v1/dead-letters/ingestion/999999999'), 404, "Dead letter '999999999' was not found");
     await expectProblem(await admin('GET', '/admin/v1/dead-letters/ingestion?limit=0'), 400, /^limit: /);
     await expectProblem(await admin('GET', '/admin/v1/dead-letters/ingestion?cursor=nonsense'), 400, /^cursor: /);
@@ -115,19 +139,30 @@ describe('dead letters', () => {
 
   it('replays it once the mail server accepts: the mail goes out once, and replaying again changes nothing', async () => {
     mail.refusing = false;
-    const replayed = await expectJson<DeadLetterSummary>(await admin('POST', `/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`), 200);
+    const replayed = await expectJson<DeadLetterSummary>(
+      await admin('POST', `/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`),
+      200,
+    );
     expect(replayed).toMatchObject({ id: deadLetter.id, status: 'replayed', replayed_at: expect.any(String) as string });
     await eventually(() => expect(mail.received).toEqual([[RECIPIENT]]), 30_000);
 
     const again = await expectJson<DeadLetterSummary>(await admin('POST', `/admin/v1/dead-letters/ingestion/${deadLetter.id}/replay`), 200);
     expect(again.replayed_at).toBe(replayed.replayed_at);
-    expect(await expectJson(await admin('POST', '/admin/v1/dead-letters/ingestion/replay', { topic: MAIL_TOPIC }), 200)).toEqual({ replayed: 0, failed: [] });
+    expect(await expectJson(await admin('POST', '/admin/v1/dead-letters/ingestion/replay', { topic: MAIL_TOPIC }), 200)).toEqual({
+      replayed: 0,
+      failed: [],
+    });
     await delay(1_000);
     expect(mail.received).toEqual([[RECIPIENT]]);
 
     const listed = await expectJson<DeadLetterPage>(await admin('GET', '/admin/v1/dead-letters/ingestion'), 200);
     expect(listed.dead_letters).toEqual([{ ...deadLetter, status: 'replayed', replayed_at: replayed.replayed_at }]);
-    expect(await expectJson(await admin('GET', '/admin/v1/dead-letters/ingestion?status=waiting'), 200)).toEqual({ dead_letters: [], next_cursor: null });
-    expect(await waitingMailMetric(running!.baseUrl)).toBe(`guidepost_dead_letters_waiting{service="ingestion",topic="${MAIL_TOPIC}",group=""} 0`);
+    expect(await expectJson(await admin('GET', '/admin/v1/dead-letters/ingestion?status=waiting'), 200)).toEqual({
+      dead_letters: [],
+      next_cursor: null,
+    });
+    expect(await waitingMailMetric(running!.baseUrl)).toBe(
+      `guidepost_dead_letters_waiting{service="ingestion",topic="${MAIL_TOPIC}",group=""} 0`,
+    );
   });
 });

@@ -77,7 +77,14 @@ describe('a demo start', () => {
 function fromTerminal(output: string): ProcessLauncher {
   return (run) => ({
     command: 'script',
-    args: ['--quiet', '--return', '--flush', '--command', `exec ${shellWord(process.execPath)} ${shellWord(run.entryPoint)} >>${shellWord(output)} 2>&1`, '/dev/null'],
+    args: [
+      '--quiet',
+      '--return',
+      '--flush',
+      '--command',
+      `exec ${shellWord(process.execPath)} ${shellWord(run.entryPoint)} >>${shellWord(output)} 2>&1`,
+      '/dev/null',
+    ],
   });
 }
 
@@ -96,7 +103,9 @@ function demoKeyShown(running: RunningServer, count: number): Promise<DemoKey> {
 }
 
 async function demoFlowsStatus(running: RunningServer, demo: DemoKey): Promise<number> {
-  const response = await fetch(`${running.baseUrl}/v2/accounts/demo/flows`, { headers: { Authorization: basicAuthorization(demo.key, demo.secret) } });
+  const response = await fetch(`${running.baseUrl}/v2/accounts/demo/flows`, {
+    headers: { Authorization: basicAuthorization(demo.key, demo.secret) },
+  });
   await response.arrayBuffer();
   return response.status;
 }

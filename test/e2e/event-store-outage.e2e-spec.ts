@@ -28,7 +28,11 @@ describe('the standalone event store process killed under load', () => {
     running = await startServer({ env: { GUIDEPOST_RATE_LIMIT_PER_SECOND: '100000' } });
     pointBack = useServer(running);
     exported = await createAccount();
-    const { completed } = await completedJob(exported, await startImport(exported, 'events', ndjsonBody(eventsFile(EXPORTED_ROWS))), 120_000);
+    const { completed } = await completedJob(
+      exported,
+      await startImport(exported, 'events', ndjsonBody(eventsFile(EXPORTED_ROWS))),
+      120_000,
+    );
     expect(completed.attributes).toMatchObject({ ingestions_completed: EXPORTED_ROWS });
 
     tracker = new Tracker(await createAccount());

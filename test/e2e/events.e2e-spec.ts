@@ -107,7 +107,10 @@ describe('POST /users/{user_id}/events', () => {
       ['a JSON array', `[${JSON.stringify(valid)}]`],
       ['a JSON string', '"fine"'],
     ])('rejects a body that is %s (400)', async (_label, body) => {
-      await expectProblem(await api(account, 'POST', userPath(userId, 'events'), { body, headers: { 'Content-Type': 'application/json' } }), 400);
+      await expectProblem(
+        await api(account, 'POST', userPath(userId, 'events'), { body, headers: { 'Content-Type': 'application/json' } }),
+        400,
+      );
     });
 
     it.each([
@@ -157,7 +160,11 @@ describe('GET /users/{user_id}/events', () => {
     const timestampOf = (index: number) => new Date(Date.UTC(2024, 4, 1, 0, index)).toISOString();
 
     beforeAll(async () => {
-      const rows = Array.from({ length: EVENT_COUNT }, (_, index) => ({ user_id: userId, name: `event_${index}`, timestamp: timestampOf(index) }));
+      const rows = Array.from({ length: EVENT_COUNT }, (_, index) => ({
+        user_id: userId,
+        name: `event_${index}`,
+        timestamp: timestampOf(index),
+      }));
       const { completed } = await completedJob(account, await startImport(account, 'events', ndjsonBody(ndjsonText(rows))));
       expect(completed.attributes).toMatchObject({ ingestions_completed: EVENT_COUNT, ingestions_failed: 0 });
       await historyOfAtLeast(account, userId, EVENT_COUNT, '?limit=1000');
@@ -166,9 +173,7 @@ describe('GET /users/{user_id}/events', () => {
     it('returns at most 100 events by default: the 100 most recent', async () => {
       const events = await history(account, userId);
       expect(events).toHaveLength(100);
-      expect(events.map((event) => event.name)).toEqual(
-        Array.from({ length: 100 }, (_, index) => `event_${EVENT_COUNT - 1 - index}`),
-      );
+      expect(events.map((event) => event.name)).toEqual(Array.from({ length: 100 }, (_, index) => `event_${EVENT_COUNT - 1 - index}`));
     });
 
     it('returns only the newest event with limit=1', async () => {
@@ -190,7 +195,11 @@ describe('GET /users/{user_id}/events', () => {
     const userId = uniqueId('limits');
 
     it('answers 400 mentioning the maximum for a limit above it', async () => {
-      const problem = await expectProblem(await api(account, 'GET', `${userPath(userId, 'events')}?limit=${EVENT_HISTORY_MAX_LIMIT + 1}`), 400, /limit/);
+      const problem = await expectProblem(
+        await api(account, 'GET', `${userPath(userId, 'events')}?limit=${EVENT_HISTORY_MAX_LIMIT + 1}`),
+        400,
+        /limit/,
+      );
       expect(problem.detail.replace(/[\s,_]/g, '')).toContain(String(EVENT_HISTORY_MAX_LIMIT));
     });
 
@@ -246,9 +255,33 @@ describe('GET /users/{user_id}/events', () => {
       ['attributes.beta', 'attributes.plan', 'attributes.seats', 'attributes.tags', 'name', 'timestamp', 'user_id'].sort(),
     );
     expect(csv.rows).toEqual([
-      { user_id: userId, name: 'third', timestamp: '2024-05-03T00:00:00.000Z', 'attributes.beta': '', 'attributes.plan': '', 'attributes.seats': '', 'attributes.tags': '' },
-      { user_id: userId, name: 'second', timestamp: '2024-05-02T00:00:00.000Z', 'attributes.beta': 'true', 'attributes.plan': '', 'attributes.seats': '', 'attributes.tags': '["a","b"]' },
-      { user_id: userId, name: 'first', timestamp: '2024-05-01T00:00:00.000Z', 'attributes.beta': '', 'attributes.plan': 'pro', 'attributes.seats': '3', 'attributes.tags': '' },
+      {
+        user_id: userId,
+        name: 'third',
+        timestamp: '2024-05-03T00:00:00.000Z',
+        'attributes.beta': '',
+        'attributes.plan': '',
+        'attributes.seats': '',
+        'attributes.tags': '',
+      },
+      {
+        user_id: userId,
+        name: 'second',
+        timestamp: '2024-05-02T00:00:00.000Z',
+        'attributes.beta': 'true',
+        'attributes.plan': '',
+        'attributes.seats': '',
+        'attributes.tags': '["a","b"]',
+      },
+      {
+        user_id: userId,
+        name: 'first',
+        timestamp: '2024-05-01T00:00:00.000Z',
+        'attributes.beta': '',
+        'attributes.plan': 'pro',
+        'attributes.seats': '3',
+        'attributes.tags': '',
+      },
     ]);
   });
 });
@@ -266,17 +299,21 @@ describe('ingestion filtering rules on event names', () => {
    * still run under the old rules.
    */
   async function expectDroppedOnceRulesApply(dropped: Json, kept: Json): Promise<HistoryEvent[]> {
-    return eventually(async () => {
-      const userId = uniqueId('filtered');
-      const response = await api(filtered, 'POST', userPath(userId, 'events'), { json: dropped });
-      // A filtered event is still acknowledged: the client did nothing wrong.
-      expect(await expectJson(response, 200)).toEqual(STATUS_OK);
-      await track(filtered, userId, kept);
-      const marker = await eventuallyInHistory(filtered, userId, (event) => event.name === kept['name']);
-      const events = await history(filtered, userId);
-      expect(events.map((event) => event.name)).toEqual([marker.name]);
-      return events;
-    }, 30_000, 300);
+    return eventually(
+      async () => {
+        const userId = uniqueId('filtered');
+        const response = await api(filtered, 'POST', userPath(userId, 'events'), { json: dropped });
+        // A filtered event is still acknowledged: the client did nothing wrong.
+        expect(await expectJson(response, 200)).toEqual(STATUS_OK);
+        await track(filtered, userId, kept);
+        const marker = await eventuallyInHistory(filtered, userId, (event) => event.name === kept['name']);
+        const events = await history(filtered, userId);
+        expect(events.map((event) => event.name)).toEqual([marker.name]);
+        return events;
+      },
+      30_000,
+      300,
+    );
   }
 
   it('deny mode: a listed event name is acknowledged but never appears in history', async () => {

@@ -1,4 +1,15 @@
-import { admin, api, createAccount, expectJson, expectProblem, parseCsv, server, upsert, type ContentKind, type TestAccount } from './support';
+import {
+  admin,
+  api,
+  createAccount,
+  expectJson,
+  expectProblem,
+  parseCsv,
+  server,
+  upsert,
+  type ContentKind,
+  type TestAccount,
+} from './support';
 
 /**
  * The experience kinds that the official CLI and the Airbyte connector read beyond the contract
@@ -35,7 +46,10 @@ function studioDocument(kind: string, id: string, name: string): Json {
     frequency: 'every_time',
     created_by: 'ana@example.com',
     updated_by: 'bo@example.com',
-    steps: [{ id: 'step-1', type: 'modal', content: { html: '<p>Hello</p>' } }, { id: 'step-2', actions: [] }],
+    steps: [
+      { id: 'step-1', type: 'modal', content: { html: '<p>Hello</p>' } },
+      { id: 'step-2', actions: [] },
+    ],
     studio_only: { theme: 'dark', weights: [1, 2.5, null], nested: { deep: true } },
   };
 }

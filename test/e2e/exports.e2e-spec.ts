@@ -20,7 +20,13 @@ interface ExportedEvent {
 
 /** The account's events, in March 2024, plus one in January (outside the usual range). */
 const EVENTS = {
-  aliceSignup: { user_id: 'alice', group_id: 'acme', name: 'signup', timestamp: '2024-03-01T10:00:00Z', attributes: { plan: 'pro', flow_id: 'welcome' } },
+  aliceSignup: {
+    user_id: 'alice',
+    group_id: 'acme',
+    name: 'signup',
+    timestamp: '2024-03-01T10:00:00Z',
+    attributes: { plan: 'pro', flow_id: 'welcome' },
+  },
   aliceFlow: { user_id: 'alice', name: 'Flow Completed', timestamp: '2024-03-02T10:00:00Z', attributes: { flow_id: 'welcome', step: 3 } },
   bobSignup: { user_id: 'bob', name: 'signup', timestamp: '2024-03-03T10:00:00Z', attributes: { plan: 'free' } },
   bobClick: { user_id: 'bob', name: 'svc_custom:clicked_help', timestamp: '2024-03-04T10:00:00Z' },
@@ -98,7 +104,11 @@ describe('JSON export', () => {
   });
 
   it('takes start_time and end_time as milliseconds since 1970', async () => {
-    const lines = await exportJson({ conditions: [], start_time: Date.parse('2024-03-02T00:00:00Z'), end_time: Date.parse('2024-03-04T00:00:00Z') });
+    const lines = await exportJson({
+      conditions: [],
+      start_time: Date.parse('2024-03-02T00:00:00Z'),
+      end_time: Date.parse('2024-03-04T00:00:00Z'),
+    });
     expect(byUserThenTimestamp(lines)).toEqual(sortedExports(['aliceFlow', 'bobSignup']));
   });
 
@@ -114,7 +124,13 @@ describe('JSON export', () => {
     ['330 (minutes)', 330, '2024-03-01T15:30:00.000+05:30'],
     ['+00:00', '+00:00', '2024-03-01T10:00:00.000Z'],
   ])('renders timestamps in time_zone %s as the same instant', async (_label, timeZone, rendered) => {
-    const lines = await exportJson({ conditions: [['name', '==', 'signup'], ['user_id', '==', 'alice']], time_zone: timeZone });
+    const lines = await exportJson({
+      conditions: [
+        ['name', '==', 'signup'],
+        ['user_id', '==', 'alice'],
+      ],
+      time_zone: timeZone,
+    });
     expect(lines.map((line) => line.timestamp)).toEqual([rendered]);
     expect(Date.parse(lines[0].timestamp)).toBe(Date.parse(EVENTS.aliceSignup.timestamp));
   });
@@ -166,14 +182,17 @@ describe('CSV export', () => {
 
 describe('an export heavier than the others', () => {
   /** One event of 999 attributes of 1 KB each: a megabyte of attributes, and a CSV column per attribute. */
-  const WIDE_ATTRIBUTES = Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, 'x'.repeat(1024)]));
+  const WIDE_ATTRIBUTES = Object.fromEntries(
+    Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, 'x'.repeat(1024)]),
+  );
 
   it("ends, and another account's export requested right after it completes", async () => {
     const [heavy, light] = await Promise.all([createAccount(), createAccount()]);
     await track(heavy, 'wide', { name: 'wide', timestamp: '2024-03-01T10:00:00Z', attributes: WIDE_ATTRIBUTES });
     await track(light, 'plain', { name: 'plain', timestamp: '2024-03-01T10:00:00Z' });
     await Promise.all([historyOfAtLeast(heavy, 'wide', 1), historyOfAtLeast(light, 'plain', 1)]);
-    const request = (account: TestAccount, format: string) => api(account, 'POST', '/export/events', { json: { format, conditions: [], ...MARCH_RANGE } });
+    const request = (account: TestAccount, format: string) =>
+      api(account, 'POST', '/export/events', { json: { format, conditions: [], ...MARCH_RANGE } });
     const heavyAck = await expectAccepted(heavy, await request(heavy, 'csv'));
     const lightAck = await expectAccepted(light, await request(light, 'json'));
     // Waited for with the default timeout of a job: an export retried for ever at the head of its topic fails it.
@@ -183,7 +202,14 @@ describe('an export heavier than the others', () => {
     expect(wide.status).toBe('COMPLETED');
     const csv = parseCsv(await download(String(wide.events.find((event) => event.name === 'Completed')?.attributes['signed_s3_url'])));
     expect(csv.header).toEqual(['name', 'timestamp', 'user_id', ...Object.keys(WIDE_ATTRIBUTES).map((key) => `attributes.${key}`)]);
-    expect(csv.rows).toEqual([{ name: 'wide', timestamp: '2024-03-01T10:00:00.000Z', user_id: 'wide', ...Object.fromEntries(Object.entries(WIDE_ATTRIBUTES).map(([key, value]) => [`attributes.${key}`, value])) }]);
+    expect(csv.rows).toEqual([
+      {
+        name: 'wide',
+        timestamp: '2024-03-01T10:00:00.000Z',
+        user_id: 'wide',
+        ...Object.fromEntries(Object.entries(WIDE_ATTRIBUTES).map(([key, value]) => [`attributes.${key}`, value])),
+      },
+    ]);
   });
 });
 
@@ -205,7 +231,14 @@ describe('conditions', () => {
     ['== on an attribute', [['flow_id', '==', 'welcome']], ['aliceSignup', 'aliceFlow']],
     ['== on a numeric attribute', [['score', '==', 9]], ['carolNps']],
     ['== on a boolean attribute', [['done', '==', false]], ['carolFlow']],
-    ['implicit AND of top-level conditions', [['user_id', '==', 'alice'], ['name', '==', 'signup']], ['aliceSignup']],
+    [
+      'implicit AND of top-level conditions',
+      [
+        ['user_id', '==', 'alice'],
+        ['name', '==', 'signup'],
+      ],
+      ['aliceSignup'],
+    ],
     ['or', [['or', ['name', '==', 'nps'], ['user_id', '==', 'bob']]], ['bobSignup', 'bobClick', 'carolNps']],
     [
       'and nested in or',
@@ -214,7 +247,10 @@ describe('conditions', () => {
     ],
     [
       'or nested in and, beside another condition',
-      [['and', ['or', ['plan', '==', 'pro'], ['plan', '==', 'free']], ['user_id', '!=', 'alice']], ['name', 'like', '%up']],
+      [
+        ['and', ['or', ['plan', '==', 'pro'], ['plan', '==', 'free']], ['user_id', '!=', 'alice']],
+        ['name', 'like', '%up'],
+      ],
       ['bobSignup'],
     ],
   ])('selects by %s', async (_label, conditions, expected) => {
@@ -296,9 +332,15 @@ describe('invalid export requests', () => {
   });
 
   it('answers 400 for malformed JSON and 415 for other content types', async () => {
-    await expectProblem(await api(account, 'POST', '/export/events', { body: '{"format": ', headers: { 'Content-Type': 'application/json' } }), 400);
     await expectProblem(
-      await api(account, 'POST', '/export/events', { body: 'format,start_time\njson,2024-03-01T00:00:00Z\n', headers: { 'Content-Type': 'text/csv' } }),
+      await api(account, 'POST', '/export/events', { body: '{"format": ', headers: { 'Content-Type': 'application/json' } }),
+      400,
+    );
+    await expectProblem(
+      await api(account, 'POST', '/export/events', {
+        body: 'format,start_time\njson,2024-03-01T00:00:00Z\n',
+        headers: { 'Content-Type': 'text/csv' },
+      }),
       415,
     );
   });

@@ -42,7 +42,12 @@ describe('the standalone stores frozen (gray failures)', () => {
       const importer = await createAccount();
       const ack = await startImport(importer, 'events', ndjsonBody(eventsFile(IMPORT_ROWS)));
 
-      const { frozenAt, thawedAt } = await underFreeze(tracker, prober, () => signalProcessTree(pid, 'SIGSTOP'), () => signalProcessTree(pid, 'SIGCONT'));
+      const { frozenAt, thawedAt } = await underFreeze(
+        tracker,
+        prober,
+        () => signalProcessTree(pid, 'SIGSTOP'),
+        () => signalProcessTree(pid, 'SIGCONT'),
+      );
 
       expectAnsweredThroughFreeze(outcomesOf(tracker, prober), frozenAt, thawedAt);
       expect(tracker.acknowledged.length).toBeGreaterThan(50);

@@ -210,9 +210,7 @@ describe('throttling', () => {
 
   it('answers 429 with Retry-After, RateLimit and X-RateLimit headers past 60 requests a second, and serves again after Retry-After', async () => {
     const busy = await createAccount();
-    const responses = await Promise.all(
-      Array.from({ length: BURST }, () => api(busy, 'GET', '/tags', { retryThrottled: false })),
-    );
+    const responses = await Promise.all(Array.from({ length: BURST }, () => api(busy, 'GET', '/tags', { retryThrottled: false })));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
     expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
@@ -268,11 +266,9 @@ describe('X-API-Version', () => {
   });
 
   it('is the same on every response', async () => {
-    const versions = await Promise.all([
-      api(account, 'GET', '/tags'),
-      anonymous('/tags'),
-      fetch(`${server().baseUrl}/health/live`),
-    ]).then((responses) => responses.map((response) => response.headers.get('x-api-version')));
+    const versions = await Promise.all([api(account, 'GET', '/tags'), anonymous('/tags'), fetch(`${server().baseUrl}/health/live`)]).then(
+      (responses) => responses.map((response) => response.headers.get('x-api-version')),
+    );
     expect(new Set(versions).size).toBe(1);
   });
 });

@@ -6,7 +6,8 @@ import { ADMIN_TOKEN_VARIABLE, BASE_URL_VARIABLE } from './support/client';
 import { startServer, type RunningServer } from './support/server-process';
 
 /** What setup started, for teardown (both run in jest's parent process). */
-export const suiteServer: { current?: RunningServer } = (globalThis as { guidepostE2e?: { current?: RunningServer } }).guidepostE2e ??= {};
+export const suiteServer: { current?: RunningServer } = ((globalThis as { guidepostE2e?: { current?: RunningServer } }).guidepostE2e ??=
+  {});
 
 /**
  * The suite runs against `GUIDEPOST_E2E_BASE_URL` with `GUIDEPOST_E2E_ADMIN_TOKEN` when both are set

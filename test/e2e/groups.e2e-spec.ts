@@ -1,4 +1,14 @@
-import { api, createAccount, eventually, expectJson, expectProblem, parseCsv, type ApiInit, type HttpMethod, type TestAccount } from './support';
+import {
+  api,
+  createAccount,
+  eventually,
+  expectJson,
+  expectProblem,
+  parseCsv,
+  type ApiInit,
+  type HttpMethod,
+  type TestAccount,
+} from './support';
 import { handBuiltMultipart } from './support-segments';
 import {
   BODY_LIMIT_DETAIL,
@@ -88,7 +98,10 @@ describe('PATCH and GET /groups/{group_id}/profile', () => {
     ['text/plain', 'industry=retail', 'text/plain', 415],
   ])('refuses a body that is %s and creates nothing', async (_label, body, contentType, status) => {
     const groupId = uniqueId('refused');
-    await expectProblem(await api(account, 'PATCH', groupPath(groupId, 'profile'), { body, headers: { 'Content-Type': contentType } }), status);
+    await expectProblem(
+      await api(account, 'PATCH', groupPath(groupId, 'profile'), { body, headers: { 'Content-Type': contentType } }),
+      status,
+    );
     await expectProblem(await api(account, 'GET', groupPath(groupId, 'profile')), 404);
   });
 });
@@ -183,7 +196,10 @@ describe('POST and PATCH /groups/{group_id}/users', () => {
     });
 
     it.each(['text/plain', 'application/xml'])('answers 415 for Content-Type %s', async (contentType) => {
-      const response = await api(account, 'PATCH', groupPath(uniqueId('group'), 'users'), { body: 'alice\n', headers: { 'Content-Type': contentType } });
+      const response = await api(account, 'PATCH', groupPath(uniqueId('group'), 'users'), {
+        body: 'alice\n',
+        headers: { 'Content-Type': contentType },
+      });
       await expectProblem(response, 415);
     });
   });
@@ -193,11 +209,15 @@ describe('ingestion filtering rules on group properties', () => {
   it('drops denied group properties (deny mode) and keeps only allowed ones (allow mode)', async () => {
     const filtered = await createAccount();
     const patchUntil = (properties: Json, expected: Json) =>
-      eventually(async () => {
-        const groupId = uniqueId('filtered');
-        await patchGroup(groupId, properties, filtered);
-        expect(await propertiesOfGroup(groupId, filtered)).toEqual(expected);
-      }, 15_000, 300);
+      eventually(
+        async () => {
+          const groupId = uniqueId('filtered');
+          await patchGroup(groupId, properties, filtered);
+          expect(await propertiesOfGroup(groupId, filtered)).toEqual(expected);
+        },
+        15_000,
+        300,
+      );
 
     await setFilteringRules(filtered, { mode: 'deny', group_properties: ['internal'] });
     await patchUntil({ internal: 'x', industry: 'retail' }, { industry: 'retail' });

@@ -64,7 +64,9 @@ describe('a retried request with the same Idempotency-Key', () => {
     expect(retry).toMatchObject({ status: 200, replayed: 'true', text: first.text, contentType: first.contentType });
 
     // A later event of the same user shows the first has reached history, which holds it once.
-    await keyed(account, 'POST', userPath(userId, 'events'), randomUUID(), { json: { name: 'marker', timestamp: '2024-05-01T09:31:00.000Z' } });
+    await keyed(account, 'POST', userPath(userId, 'events'), randomUUID(), {
+      json: { name: 'marker', timestamp: '2024-05-01T09:31:00.000Z' },
+    });
     const events = await historyOfAtLeast(account, userId, 2);
     expect(events.map((stored) => stored.name).sort()).toEqual(['checkout', 'marker']);
   });
@@ -72,7 +74,12 @@ describe('a retried request with the same Idempotency-Key', () => {
   it('import (NDJSON): names the same job, and no second job appears', async () => {
     const importer = await createAccount();
     const key = randomUUID();
-    const body = ndjsonBody(ndjsonText([{ user_id: 'i-1', plan: 'pro' }, { user_id: 'i-2', plan: 'free' }]));
+    const body = ndjsonBody(
+      ndjsonText([
+        { user_id: 'i-1', plan: 'pro' },
+        { user_id: 'i-2', plan: 'free' },
+      ]),
+    );
     const first = await keyed(importer, 'POST', '/import/profiles', key, body);
     const retry = await keyed(importer, 'POST', '/import/profiles', key, body);
     expect(first.status).toBe(202);
@@ -111,7 +118,9 @@ describe('a retried request with the same Idempotency-Key', () => {
     const key = randomUUID();
     const first = await keyed(account, 'PATCH', userPath(userId, 'profile'), key, { json: { plan: 'pro', seats: 2 } });
     // The profile changes in between; the retry must not write its properties again.
-    expect(await expectJson(await api(account, 'PATCH', userPath(userId, 'profile'), { json: { plan: 'enterprise' } }), 200)).toEqual(STATUS_OK);
+    expect(await expectJson(await api(account, 'PATCH', userPath(userId, 'profile'), { json: { plan: 'enterprise' } }), 200)).toEqual(
+      STATUS_OK,
+    );
     const retry = await keyed(account, 'PATCH', userPath(userId, 'profile'), key, { json: { plan: 'pro', seats: 2 } });
     expect(first.status).toBe(200);
     expect(retry).toMatchObject({ status: 200, replayed: 'true', text: first.text });
@@ -156,7 +165,10 @@ describe('the same Idempotency-Key with another request', () => {
     const key = randomUUID();
     const userId = uniqueId('keyed-path');
     expect((await keyed(account, 'PATCH', userPath(userId, 'profile'), key, { json: { plan: 'pro' } })).status).toBe(200);
-    const otherPath = await api(account, 'PATCH', userPath(`${userId}-2`, 'profile'), { json: { plan: 'pro' }, headers: { 'Idempotency-Key': key } });
+    const otherPath = await api(account, 'PATCH', userPath(`${userId}-2`, 'profile'), {
+      json: { plan: 'pro' },
+      headers: { 'Idempotency-Key': key },
+    });
     await expectProblem(otherPath, 422, /^Idempotency-Key: this key was first used with PATCH /);
     const otherMethod = await api(account, 'DELETE', userPath(userId, 'profile'), { headers: { 'Idempotency-Key': key } });
     await expectProblem(otherMethod, 422, /^Idempotency-Key: /);
@@ -168,7 +180,9 @@ describe('concurrent requests with one Idempotency-Key', () => {
     const userId = uniqueId('keyed-race');
     const key = randomUUID();
     const event = { name: 'raced', timestamp: INSTANT };
-    const answers = await Promise.all(Array.from({ length: 6 }, () => keyed(account, 'POST', userPath(userId, 'events'), key, { json: event })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => keyed(account, 'POST', userPath(userId, 'events'), key, { json: event })),
+    );
     const originals = answers.filter((answer) => answer.status === 200 && answer.replayed === null);
     const others = answers.filter((answer) => !originals.includes(answer));
     expect(originals).toHaveLength(1);
@@ -176,7 +190,9 @@ describe('concurrent requests with one Idempotency-Key', () => {
       if (answer.status === 409) expect(problemOf(answer).detail).toMatch(/^Idempotency-Key: .*still being processed/);
       else expect(answer).toMatchObject({ status: 200, replayed: 'true' });
     }
-    await keyed(account, 'POST', userPath(userId, 'events'), randomUUID(), { json: { name: 'marker', timestamp: '2024-05-01T09:31:00.000Z' } });
+    await keyed(account, 'POST', userPath(userId, 'events'), randomUUID(), {
+      json: { name: 'marker', timestamp: '2024-05-01T09:31:00.000Z' },
+    });
     const events = await historyOfAtLeast(account, userId, 2);
     expect(events.filter((stored) => stored.name === 'raced')).toHaveLength(1);
   });
@@ -196,8 +212,16 @@ describe('Idempotency-Key scope and form', () => {
   it('is a 400 naming the header when it is longer than 255 characters or not printable ASCII', async () => {
     const path = userPath(uniqueId('bad-key'), 'events');
     const event = { json: { name: 'never', timestamp: INSTANT } };
-    await expectProblem(await api(account, 'POST', path, { ...event, headers: { 'Idempotency-Key': 'k'.repeat(256) } }), 400, /^Idempotency-Key: /);
-    await expectProblem(await api(account, 'POST', path, { ...event, headers: { 'Idempotency-Key': 'tab\there' } }), 400, /^Idempotency-Key: /);
+    await expectProblem(
+      await api(account, 'POST', path, { ...event, headers: { 'Idempotency-Key': 'k'.repeat(256) } }),
+      400,
+      /^Idempotency-Key: /,
+    );
+    await expectProblem(
+      await api(account, 'POST', path, { ...event, headers: { 'Idempotency-Key': 'tab\there' } }),
+      400,
+      /^Idempotency-Key: /,
+    );
   });
 
   it('is ignored on a GET', async () => {
@@ -217,27 +241,45 @@ describe('event_id on track', () => {
     }
     await historyOfAtLeast(account, userId, 1);
     // Sent again after the first copy was stored, with other attributes: the first copy stays.
-    await api(account, 'POST', userPath(userId, 'events'), { json: { ...event, attributes: { amount: 99 } } }).then((response) => expectJson(response, 200));
+    await api(account, 'POST', userPath(userId, 'events'), { json: { ...event, attributes: { amount: 99 } } }).then((response) =>
+      expectJson(response, 200),
+    );
     // Two more events of the user without event_id: both are stored (nothing changes without the field).
     for (let sent = 0; sent < 2; sent += 1) {
-      await api(account, 'POST', userPath(userId, 'events'), { json: { name: 'view', timestamp: INSTANT } }).then((response) => expectJson(response, 200));
+      await api(account, 'POST', userPath(userId, 'events'), { json: { name: 'view', timestamp: INSTANT } }).then((response) =>
+        expectJson(response, 200),
+      );
     }
     await historyOfAtLeast(account, userId, 3);
     // Give a duplicate time to arrive, were there one.
     await delay(2_000);
     const events = await history(account, userId);
-    expect(events.filter((stored) => stored.name === 'purchase')).toEqual([{ user_id: userId, name: 'purchase', timestamp: INSTANT, attributes: { amount: 12 } }]);
+    expect(events.filter((stored) => stored.name === 'purchase')).toEqual([
+      { user_id: userId, name: 'purchase', timestamp: INSTANT, attributes: { amount: 12 } },
+    ]);
     expect(events.filter((stored) => stored.name === 'view')).toHaveLength(2);
     const counted = await api(account, 'POST', '/analytics/query', {
-      json: { start_time: '2024-05-01T00:00:00Z', end_time: '2024-05-02T00:00:00Z', metrics: ['events'], dimensions: ['name'], conditions: [['user_id', '==', userId]] },
+      json: {
+        start_time: '2024-05-01T00:00:00Z',
+        end_time: '2024-05-02T00:00:00Z',
+        metrics: ['events'],
+        dimensions: ['name'],
+        conditions: [['user_id', '==', userId]],
+      },
     });
-    expect(await expectJson(counted, 200)).toEqual([{ name: 'view', events: 2 }, { name: 'purchase', events: 1 }]);
+    expect(await expectJson(counted, 200)).toEqual([
+      { name: 'view', events: 2 },
+      { name: 'purchase', events: 1 },
+    ]);
   });
 
   it('refuses an event_id that is empty or over 255 characters with a 400 naming it', async () => {
     const path = userPath(uniqueId('event-id-bad'), 'events');
     await expectProblem(await api(account, 'POST', path, { json: { name: 'x', timestamp: INSTANT, event_id: '' } }), 400, /^event_id: /);
-    await expectProblem(await api(account, 'POST', path, { json: { name: 'x', timestamp: INSTANT, event_id: 'e'.repeat(256) } }), 400, /^event_id: /);
+    await expectProblem(
+      await api(account, 'POST', path, { json: { name: 'x', timestamp: INSTANT, event_id: 'e'.repeat(256) } }),
+      400,
+      /^event_id: /,
+    );
   });
 });
-

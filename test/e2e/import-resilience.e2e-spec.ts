@@ -79,11 +79,15 @@ describe('malformed import files', () => {
       completed: { ingestions_completed: rowCount, ingestions_failed: 0, requests_failed: 0 },
     });
     // Every row reaches the event store once: an export of the account counts them.
-    const exported = await eventually(async () => {
-      const lines = await exportAll();
-      expect(lines).toHaveLength(rowCount);
-      return lines;
-    }, 60_000, 1_000);
+    const exported = await eventually(
+      async () => {
+        const lines = await exportAll();
+        expect(lines).toHaveLength(rowCount);
+        return lines;
+      },
+      60_000,
+      1_000,
+    );
     expect(new Set(exported.map((line) => (line as { attributes: { index: number } }).attributes.index)).size).toBe(rowCount);
   }, 240_000);
 
@@ -107,11 +111,19 @@ describe('malformed import files', () => {
     ['a profiles CSV without a user_id column', 'profiles', csvBody('plan,seats\npro,1\n'), /user_?id/i],
     ['a groups CSV without a group_id column', 'groups', csvBody('industry,size\nretail,5\n'), /group_?id/i],
     ['an events CSV without a name column', 'events', csvBody('user_id,timestamp\nu-1,2024-05-01T10:00:00Z\n'), /name/],
-    ['a profiles CSV naming a column twice', 'profiles', csvBody('user_id,plan,plan\nu-1,pro,free\n'), /line 1: column 'plan' appears twice/],
+    [
+      'a profiles CSV naming a column twice',
+      'profiles',
+      csvBody('user_id,plan,plan\nu-1,pro,free\n'),
+      /line 1: column 'plan' appears twice/,
+    ],
     [
       'an NDJSON file that is not UTF-8',
       'profiles',
-      { body: Buffer.from([0x7b, 0x22, 0x75, 0x73, 0x65, 0x72, 0x5f, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), headers: { 'Content-Type': 'application/ndjson' } },
+      {
+        body: Buffer.from([0x7b, 0x22, 0x75, 0x73, 0x65, 0x72, 0x5f, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]),
+        headers: { 'Content-Type': 'application/ndjson' },
+      },
       /utf-?8/i,
     ],
   ])('fails the job for %s, saying why, and keeps serving', async (_label, kind, init, reason) => {
@@ -128,12 +140,16 @@ describe('malformed import files', () => {
     // Every import of this file has ended by now (the folder holds their accounts); the worker deletes
     // an upload right after its job's outcome.
     const staged = join(running?.dataDir ?? '', 'blobs', 'objects', 'imports');
-    const left = await eventually(async () => {
-      const files = await readdir(staged, { recursive: true, withFileTypes: true });
-      const uploads = files.filter((entry) => entry.isFile()).map((entry) => entry.name);
-      expect(uploads).toEqual([]);
-      return uploads;
-    }, 10_000, 250);
+    const left = await eventually(
+      async () => {
+        const files = await readdir(staged, { recursive: true, withFileTypes: true });
+        const uploads = files.filter((entry) => entry.isFile()).map((entry) => entry.name);
+        expect(uploads).toEqual([]);
+        return uploads;
+      },
+      10_000,
+      250,
+    );
     expect(left).toEqual([]);
   });
 

@@ -1,5 +1,16 @@
 import { randomInt } from 'node:crypto';
-import { api, createAccount, eventually, expectJson, expectProblem, parseCsv, type ApiInit, type JobDetail, type JobEvent, type TestAccount } from './support';
+import {
+  api,
+  createAccount,
+  eventually,
+  expectJson,
+  expectProblem,
+  parseCsv,
+  type ApiInit,
+  type JobDetail,
+  type JobEvent,
+  type TestAccount,
+} from './support';
 import { completedJob, expectAbsoluteUrl, handBuiltMultipart } from './support-segments';
 import {
   BODY_LIMIT_DETAIL,
@@ -71,7 +82,10 @@ async function importRows(kind: ImportKind, init: ApiInit, counts: { completed: 
     runtime_ms: expect.any(Number),
   });
   expect(completed.attributes['runtime_ms']).toBeGreaterThanOrEqual(0);
-  expectAbsoluteUrl(completed.attributes['failures_url'], `/v2/accounts/${encodeURIComponent(account.id)}/jobs/${encodeURIComponent(job.id)}/failures`);
+  expectAbsoluteUrl(
+    completed.attributes['failures_url'],
+    `/v2/accounts/${encodeURIComponent(account.id)}/jobs/${encodeURIComponent(job.id)}/failures`,
+  );
   return { job, completed };
 }
 
@@ -403,7 +417,12 @@ describe('refused import requests', () => {
     const form = new FormData();
     form.append('upload', new Blob(['user_id\nx\n'], { type: 'text/csv' }), 'rows.csv');
     await expectProblem(await api(account, 'POST', '/import/profiles', { body: form }), 400, /file/);
-    const mixed = handBuiltMultipart('mixed', { field: 'attachment', fileName: 'rows.csv', contentType: 'text/csv', content: 'user_id\nx\n' });
+    const mixed = handBuiltMultipart('mixed', {
+      field: 'attachment',
+      fileName: 'rows.csv',
+      contentType: 'text/csv',
+      content: 'user_id\nx\n',
+    });
     await expectProblem(await api(account, 'POST', '/import/events', mixed), 400, /file/);
   });
 
@@ -428,20 +447,29 @@ describe('ingestion filtering rules at import', () => {
 
   beforeAll(async () => {
     filtered = await createAccount();
-    await setFilteringRules(filtered, { mode: 'deny', event_names: ['noisy_event'], user_properties: ['secret'], group_properties: ['internal'] });
+    await setFilteringRules(filtered, {
+      mode: 'deny',
+      event_names: ['noisy_event'],
+      user_properties: ['secret'],
+      group_properties: ['internal'],
+    });
     // Both services learn the rules from a bus message: wait until a tracked event and a PATCH show them.
-    await eventually(async () => {
-      const probe = uniqueId('probe');
-      await patchProfile(filtered, probe, { secret: 'x', plan: 'pro' });
-      expect(propertiesOf(await getProfile(filtered, probe), 'user_id', probe)).toEqual({ plan: 'pro' });
-      const groupProbe = uniqueId('probe');
-      expect((await api(filtered, 'PATCH', groupPath(groupProbe, 'profile'), { json: { internal: 1, kept: 2 } })).status).toBe(200);
-      expect(propertiesOf(await getGroupProfile(filtered, groupProbe), 'group_id', groupProbe)).toEqual({ kept: 2 });
-      await track(filtered, probe, { name: 'noisy_event', timestamp: '2024-05-01T10:00:00Z' });
-      await track(filtered, probe, { name: 'marker', timestamp: '2024-05-02T10:00:00Z' });
-      await eventuallyInHistory(filtered, probe, (event) => event.name === 'marker');
-      expect((await history(filtered, probe)).map((event) => event.name)).not.toContain('noisy_event');
-    }, 30_000, 300);
+    await eventually(
+      async () => {
+        const probe = uniqueId('probe');
+        await patchProfile(filtered, probe, { secret: 'x', plan: 'pro' });
+        expect(propertiesOf(await getProfile(filtered, probe), 'user_id', probe)).toEqual({ plan: 'pro' });
+        const groupProbe = uniqueId('probe');
+        expect((await api(filtered, 'PATCH', groupPath(groupProbe, 'profile'), { json: { internal: 1, kept: 2 } })).status).toBe(200);
+        expect(propertiesOf(await getGroupProfile(filtered, groupProbe), 'group_id', groupProbe)).toEqual({ kept: 2 });
+        await track(filtered, probe, { name: 'noisy_event', timestamp: '2024-05-01T10:00:00Z' });
+        await track(filtered, probe, { name: 'marker', timestamp: '2024-05-02T10:00:00Z' });
+        await eventuallyInHistory(filtered, probe, (event) => event.name === 'marker');
+        expect((await history(filtered, probe)).map((event) => event.name)).not.toContain('noisy_event');
+      },
+      30_000,
+      300,
+    );
   });
 
   async function importInto(kind: ImportKind, rows: Json[]): Promise<void> {

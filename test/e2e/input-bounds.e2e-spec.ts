@@ -82,12 +82,24 @@ describe('event timestamps the event store cannot hold', () => {
   });
 
   it.each([
-    ['NDJSON', (userId: string) => ndjsonBody(ndjsonText([
-      { user_id: userId, name: 'kept', timestamp: INSTANT },
-      { user_id: userId, name: 'too_early', timestamp: '1899-12-31T23:59:59Z' },
-      { user_id: userId, name: 'too_late', timestamp: '2300-01-01T00:00:00+00:00' },
-    ]))],
-    ['CSV', (userId: string) => csvBody(`user_id,name,timestamp\n${userId},kept,${INSTANT}\n${userId},too_early,1899-12-31T23:59:59Z\n${userId},too_late,2300-01-01T00:00:00+00:00\n`)],
+    [
+      'NDJSON',
+      (userId: string) =>
+        ndjsonBody(
+          ndjsonText([
+            { user_id: userId, name: 'kept', timestamp: INSTANT },
+            { user_id: userId, name: 'too_early', timestamp: '1899-12-31T23:59:59Z' },
+            { user_id: userId, name: 'too_late', timestamp: '2300-01-01T00:00:00+00:00' },
+          ]),
+        ),
+    ],
+    [
+      'CSV',
+      (userId: string) =>
+        csvBody(
+          `user_id,name,timestamp\n${userId},kept,${INSTANT}\n${userId},too_early,1899-12-31T23:59:59Z\n${userId},too_late,2300-01-01T00:00:00+00:00\n`,
+        ),
+    ],
   ])('fail their import row (%s), naming timestamp, and are counted', async (format, body) => {
     const userId = uniqueId(`import-${format.toLowerCase()}`);
     const ack = await startImport(account, 'events', body(userId));
@@ -105,7 +117,9 @@ describe('event timestamps the event store cannot hold', () => {
   it('reach the store from profile writes and group association as well (svc:profile_update)', async () => {
     const userId = uniqueId('recorded');
     await patchProfile(account, userId, { plan: 'pro' });
-    expect(await expectJson(await api(account, 'PATCH', groupPath(uniqueId('group'), 'users'), { json: { user_ids: [userId] } }), 200)).toEqual(STATUS_OK);
+    expect(
+      await expectJson(await api(account, 'PATCH', groupPath(uniqueId('group'), 'users'), { json: { user_ids: [userId] } }), 200),
+    ).toEqual(STATUS_OK);
     const events = await historyOfAtLeast(account, userId, 2);
     expect(events.every((event) => event.name === 'svc:profile_update')).toBe(true);
   });
@@ -129,7 +143,10 @@ describe('export offset and limit, and history limit', () => {
   });
 
   it(`runs an export at the largest offset, ${EXPORT_MAX_OFFSET}, to completion`, async () => {
-    const ack = await expectAccepted(account, await api(account, 'POST', '/export/events', { json: { ...valid, offset: EXPORT_MAX_OFFSET } }));
+    const ack = await expectAccepted(
+      account,
+      await api(account, 'POST', '/export/events', { json: { ...valid, offset: EXPORT_MAX_OFFSET } }),
+    );
     const { completed } = await completedJob(account, ack);
     expect(completed.attributes['rows']).toBe(0);
   });
@@ -163,7 +180,10 @@ describe('time_zone: one grammar for history and export', () => {
     ['+05:30 sent with an unencoded +', '+05:30'],
     ['330 minutes', '330'],
   ])('history takes %s', async (_case, query) => {
-    const [event] = await expectJson<{ timestamp: string }[]>(await api(account, 'GET', `${userPath(userId, 'events')}?time_zone=${query}`), 200);
+    const [event] = await expectJson<{ timestamp: string }[]>(
+      await api(account, 'GET', `${userPath(userId, 'events')}?time_zone=${query}`),
+      200,
+    );
     expect(event.timestamp).toBe(SEEN_AT);
   });
 
@@ -173,7 +193,12 @@ describe('time_zone: one grammar for history and export', () => {
     ['+330', '+330'],
     ['an offset beyond +14:00', '+14:30'],
   ])('export refuses %s, naming time_zone, before any job is created', async (_case, timeZone) => {
-    await refusedWithoutJob('POST', '/export/events', { json: { format: 'json', conditions: [], start_time: 0, time_zone: timeZone } }, /^time_zone: /);
+    await refusedWithoutJob(
+      'POST',
+      '/export/events',
+      { json: { format: 'json', conditions: [], start_time: 0, time_zone: timeZone } },
+      /^time_zone: /,
+    );
   });
 
   it.each<[string, unknown]>([
@@ -182,7 +207,10 @@ describe('time_zone: one grammar for history and export', () => {
     ['330 as text, as history takes it', '330'],
   ])('export takes %s, rendering as history does', async (_case, timeZone) => {
     const body = { format: 'json', conditions: [['user_id', '==', userId]], start_time: 0, time_zone: timeZone };
-    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })));
+    const { completed } = await completedJob(
+      account,
+      await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })),
+    );
     const lines = ndjsonObjects(await download(completed.attributes['signed_s3_url'] as string)) as { timestamp: string }[];
     expect(lines.map((line) => line.timestamp)).toEqual([SEEN_AT]);
   });
@@ -196,7 +224,10 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
 
   it(`reads, updates and deletes a profile whose ${ID_MAX_LENGTH}-character id came in by import`, async () => {
     const userId = longest('imported');
-    const { completed } = await completedJob(account, await startImport(account, 'profiles', ndjsonBody(ndjsonText([{ user_id: userId, plan: 'pro' }]))));
+    const { completed } = await completedJob(
+      account,
+      await startImport(account, 'profiles', ndjsonBody(ndjsonText([{ user_id: userId, plan: 'pro' }]))),
+    );
     expect(completed.attributes).toMatchObject({ ingestions_completed: 1, ingestions_failed: 0 });
     expect(await getProfile(account, userId)).toMatchObject({ plan: 'pro' });
     await patchProfile(account, userId, { seats: 3 });
@@ -206,7 +237,11 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
   });
 
   it('fails import rows whose id is longer, naming the id field', async () => {
-    const ack = await startImport(account, 'profiles', ndjsonBody(ndjsonText([{ user_id: tooLong('row') }, { userId: tooLong('alias') }, { user_id: 'fine' }])));
+    const ack = await startImport(
+      account,
+      'profiles',
+      ndjsonBody(ndjsonText([{ user_id: tooLong('row') }, { userId: tooLong('alias') }, { user_id: 'fine' }])),
+    );
     const { completed } = await completedJob(account, ack);
     expect(completed.attributes).toMatchObject({ ingestions_completed: 1, ingestions_failed: 2 });
     expect(await importFailures(account, ack.job_id)).toEqual([
@@ -216,7 +251,11 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
     const groups = await startImport(account, 'groups', csvBody(`group_id,industry\n${tooLong('group')},retail\n`));
     await completedJob(account, groups);
     expect(await importFailures(account, groups.job_id)).toEqual([{ line: 2, field: 'group_id', reason: TOO_LONG }]);
-    const events = await startImport(account, 'events', ndjsonBody(ndjsonText([{ user_id: 'u', group_id: tooLong('g'), name: 'n', timestamp: INSTANT }])));
+    const events = await startImport(
+      account,
+      'events',
+      ndjsonBody(ndjsonText([{ user_id: 'u', group_id: tooLong('g'), name: 'n', timestamp: INSTANT }])),
+    );
     await completedJob(account, events);
     expect(await importFailures(account, events.job_id)).toEqual([{ line: 1, field: 'group_id', reason: TOO_LONG }]);
   });
@@ -234,13 +273,18 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
     ['a job', 'GET', `/jobs/${encodeURIComponent(tooLong('j'))}`, /^job_id: /],
     ['import failures', 'GET', `/jobs/${encodeURIComponent(tooLong('j'))}/failures`, /^job_id: /],
   ])('refuses a longer id in the path of %s with 400 naming the parameter', async (_case, method, path, detail) => {
-    const init: ApiInit = method === 'GET' || method === 'DELETE' ? {} : { json: path.endsWith('/users') ? { user_ids: ['u'] } : { name: 'n', timestamp: INSTANT } };
+    const init: ApiInit =
+      method === 'GET' || method === 'DELETE'
+        ? {}
+        : { json: path.endsWith('/users') ? { user_ids: ['u'] } : { name: 'n', timestamp: INSTANT } };
     const problem = await expectProblem(await api(account, method, path, init), 400, detail);
     expect(problem.detail).toContain(TOO_LONG);
   });
 
   it('refuses a longer group_id in a tracked event, naming it', async () => {
-    const response = await api(account, 'POST', userPath(uniqueId('member'), 'events'), { json: { name: 'n', timestamp: INSTANT, group_id: tooLong('g') } });
+    const response = await api(account, 'POST', userPath(uniqueId('member'), 'events'), {
+      json: { name: 'n', timestamp: INSTANT, group_id: tooLong('g') },
+    });
     await expectProblem(response, 400, `group_id: ${TOO_LONG}`);
   });
 
@@ -251,7 +295,11 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
 
     it.each<[string, (fine: string) => ApiInit, RegExp]>([
       ['JSON', (fine) => ({ json: { user_ids: [fine, tooLongId] } }), new RegExp(`^${place('user_ids', 1)}: ${TOO_LONG}`)],
-      ['JSON, an id no index could hold', (fine) => ({ json: { user_ids: [fine, incompressible] } }), new RegExp(`^${place('user_ids', 1)}: ${TOO_LONG}`)],
+      [
+        'JSON, an id no index could hold',
+        (fine) => ({ json: { user_ids: [fine, incompressible] } }),
+        new RegExp(`^${place('user_ids', 1)}: ${TOO_LONG}`),
+      ],
       ['NDJSON', (fine) => ndjsonBody(ndjsonText([fine, tooLongId])), new RegExp(`^line 2: ${TOO_LONG}`)],
       ['CSV', (fine) => csvBody(`user_id\n${fine}\n${tooLongId}\n`), new RegExp(`^line 3: ${TOO_LONG}`)],
     ])('refuse a longer id (%s) with 400 naming it, associating nobody', async (_case, body, detail) => {
@@ -262,17 +310,30 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
 
     it('refuse a longer id added to or removed from a segment, creating no job', async () => {
       const segment = await createSegment(account);
-      await refusedWithoutJob('POST', segmentPath(segment.id, 'add_user_ids'), { json: { user_ids: ['ok', tooLongId] } }, new RegExp(`^${place('user_ids', 1)}: `));
+      await refusedWithoutJob(
+        'POST',
+        segmentPath(segment.id, 'add_user_ids'),
+        { json: { user_ids: ['ok', tooLongId] } },
+        new RegExp(`^${place('user_ids', 1)}: `),
+      );
       await refusedWithoutJob('POST', segmentPath(segment.id, 'remove_user_ids'), ndjsonBody(ndjsonText([tooLongId])), /^line 1: /);
       expect(await memberIds(account, segment.id)).toEqual([]);
     });
 
     it(`take ids of ${ID_MAX_LENGTH} characters, whose profiles are then at their path`, async () => {
       const userId = longest('member');
-      expect(await expectJson(await api(account, 'PATCH', groupPath(longest('team'), 'users'), { json: { user_ids: [userId] } }), 200)).toEqual(STATUS_OK);
+      expect(
+        await expectJson(await api(account, 'PATCH', groupPath(longest('team'), 'users'), { json: { user_ids: [userId] } }), 200),
+      ).toEqual(STATUS_OK);
       expect(await getProfile(account, userId)).toMatchObject({ group_id: longest('team') });
       const segment = await createSegment(account);
-      await completedJob(account, await expectAccepted(account, await api(account, 'POST', segmentPath(segment.id, 'add_user_ids'), ndjsonBody(ndjsonText([userId])))));
+      await completedJob(
+        account,
+        await expectAccepted(
+          account,
+          await api(account, 'POST', segmentPath(segment.id, 'add_user_ids'), ndjsonBody(ndjsonText([userId]))),
+        ),
+      );
       expect(await memberIds(account, segment.id)).toEqual([userId]);
     });
   });
@@ -284,11 +345,34 @@ describe('export conditions and property names the worker could not run', () => 
 
   it.each<[string, unknown[], RegExp]>([
     ['a value with NUL', [['name', '==', 'sign\u0000up']], new RegExp(`^${place('conditions', 0, 2)}: contains a NUL`)],
-    ['a field with NUL', [['name', '==', 'a'], ['flow\u0000id', 'is null']], new RegExp(`^${place('conditions', 1, 0)}: contains a NUL`)],
-    ['a list item with a lone surrogate', [['or', ['user_id', 'in', ['a', '\ud800']]]], new RegExp(`^${place('conditions', 0, 1, 2, 1)}: contains a lone UTF-16 surrogate`)],
-    ['a like pattern ending with a lone backslash', [['name', 'like', 'svc:\\']], /^conditions\[0\]\[2\]: the pattern ends with a lone backslash/],
-    ['a timestamp the store would misread (year 0000)', [['timestamp', '==', '0000-01-01T00:00:00Z']], /^conditions\[0\]\[2\]: field "timestamp" takes instants in the years 1900 to 2299/],
-    [`more than ${MAX_CONDITIONS} conditions`, [['or', ...Array.from({ length: MAX_CONDITIONS + 1 }, (_, index) => leaf(index))]], new RegExp(`more than ${MAX_CONDITIONS} conditions`)],
+    [
+      'a field with NUL',
+      [
+        ['name', '==', 'a'],
+        ['flow\u0000id', 'is null'],
+      ],
+      new RegExp(`^${place('conditions', 1, 0)}: contains a NUL`),
+    ],
+    [
+      'a list item with a lone surrogate',
+      [['or', ['user_id', 'in', ['a', '\ud800']]]],
+      new RegExp(`^${place('conditions', 0, 1, 2, 1)}: contains a lone UTF-16 surrogate`),
+    ],
+    [
+      'a like pattern ending with a lone backslash',
+      [['name', 'like', 'svc:\\']],
+      /^conditions\[0\]\[2\]: the pattern ends with a lone backslash/,
+    ],
+    [
+      'a timestamp the store would misread (year 0000)',
+      [['timestamp', '==', '0000-01-01T00:00:00Z']],
+      /^conditions\[0\]\[2\]: field "timestamp" takes instants in the years 1900 to 2299/,
+    ],
+    [
+      `more than ${MAX_CONDITIONS} conditions`,
+      [['or', ...Array.from({ length: MAX_CONDITIONS + 1 }, (_, index) => leaf(index))]],
+      new RegExp(`more than ${MAX_CONDITIONS} conditions`),
+    ],
   ])('refuses %s with 400 naming the position, creating no job', async (_case, conditions, detail) => {
     await refusedWithoutJob('POST', '/export/events', exportWith({ conditions }), detail);
   });
@@ -296,13 +380,22 @@ describe('export conditions and property names the worker could not run', () => 
   it(`refuses conjunctions nested more than ${MAX_CONDITION_DEPTH} deep`, async () => {
     let condition: unknown[] = leaf(0);
     for (let depth = 0; depth <= MAX_CONDITION_DEPTH; depth += 1) condition = ['and', condition];
-    await refusedWithoutJob('POST', '/export/events', exportWith({ conditions: [condition] }), new RegExp(`nest more than ${MAX_CONDITION_DEPTH} levels deep`));
+    await refusedWithoutJob(
+      'POST',
+      '/export/events',
+      exportWith({ conditions: [condition] }),
+      new RegExp(`nest more than ${MAX_CONDITION_DEPTH} levels deep`),
+    );
   });
 
   it('answers 10 000 conditions at once with a 400, without stalling', async () => {
     const started = Date.now();
     const conditions = Array.from({ length: 10_000 }, (_, index) => leaf(index));
-    await expectProblem(await api(account, 'POST', '/export/events', exportWith({ conditions })), 400, new RegExp(`^conditions\\[${MAX_CONDITIONS}\\]: `));
+    await expectProblem(
+      await api(account, 'POST', '/export/events', exportWith({ conditions })),
+      400,
+      new RegExp(`^conditions\\[${MAX_CONDITIONS}\\]: `),
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
@@ -316,7 +409,11 @@ describe('export conditions and property names the worker could not run', () => 
       ['user_id', 'in', [userId, 'x'.repeat(30_000)]],
     ];
     const body = exportWith({ conditions, start_time: '0001-01-01T00:00:00Z', end_time: '9999-12-31T00:00:00Z' });
-    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', body)), 60_000);
+    const { completed } = await completedJob(
+      account,
+      await expectAccepted(account, await api(account, 'POST', '/export/events', body)),
+      60_000,
+    );
     const lines = ndjsonObjects(await download(completed.attributes['signed_s3_url'] as string));
     expect(lines).toEqual([expect.objectContaining({ user_id: userId, name: 'runnable' })]);
   });
@@ -326,7 +423,12 @@ describe('export conditions and property names the worker could not run', () => 
     ['a lone surrogate', ['\udc00'], new RegExp(`^${place('property_names', 0)}: contains a lone UTF-16 surrogate`)],
   ])('refuses membership-export property names with %s, naming the name, creating no job', async (_case, propertyNames, detail) => {
     const segment = await createSegment(account);
-    await refusedWithoutJob('POST', segmentPath(segment.id, 'segment_membership_export'), { json: { property_names: propertyNames } }, detail);
+    await refusedWithoutJob(
+      'POST',
+      segmentPath(segment.id, 'segment_membership_export'),
+      { json: { property_names: propertyNames } },
+      detail,
+    );
   });
 });
 
@@ -338,11 +440,17 @@ describe('profile updates', () => {
     ['group', (id: string) => groupPath(id, 'profile')],
   ])(`write at most ${PROFILE_UPDATE_MAX_PROPERTIES} properties (%s), as JSON or CSV`, async (kind, pathOf) => {
     const id = uniqueId(`wide-${kind}`);
-    expect(await expectJson(await api(account, 'PATCH', pathOf(id), { json: properties(PROFILE_UPDATE_MAX_PROPERTIES) }), 200)).toEqual(STATUS_OK);
+    expect(await expectJson(await api(account, 'PATCH', pathOf(id), { json: properties(PROFILE_UPDATE_MAX_PROPERTIES) }), 200)).toEqual(
+      STATUS_OK,
+    );
     const tooMany = new RegExp(`must NOT have more than ${PROFILE_UPDATE_MAX_PROPERTIES} properties`);
     await expectProblem(await api(account, 'PATCH', pathOf(id), { json: properties(PROFILE_UPDATE_MAX_PROPERTIES + 1) }), 400, tooMany);
     const names = Object.keys(properties(PROFILE_UPDATE_MAX_PROPERTIES + 1));
-    await expectProblem(await api(account, 'PATCH', pathOf(id), csvBody(`${names.join(',')}\n${names.map(() => 'x').join(',')}\n`)), 400, tooMany);
+    await expectProblem(
+      await api(account, 'PATCH', pathOf(id), csvBody(`${names.join(',')}\n${names.map(() => 'x').join(',')}\n`)),
+      400,
+      tooMany,
+    );
     const stored = await expectJson<Json>(await api(account, 'GET', pathOf(id)), 200);
     expect(stored['p0']).toBe(0);
     expect(stored[`p${PROFILE_UPDATE_MAX_PROPERTIES}`]).toBeUndefined();
@@ -351,7 +459,11 @@ describe('profile updates', () => {
   it.each<[string, Json, RegExp]>([
     ['an empty property name', { plan: 'pro', '': 1 }, /^"": a property name must not be empty/],
     ['a property name with NUL', { 'pl\u0000an': 'pro' }, /^pl(\u0000|\\u0000)an: has a name that contains a NUL/],
-    ['a property name with a lone surrogate', { 'plan\ud800': 'pro' }, /^plan(\ud800|\\ud800): has a name that contains a lone UTF-16 surrogate/],
+    [
+      'a property name with a lone surrogate',
+      { 'plan\ud800': 'pro' },
+      /^plan(\ud800|\\ud800): has a name that contains a lone UTF-16 surrogate/,
+    ],
     ['a value with a lone surrogate', { plan: ['ok', 'pro\udc00'] }, /^plan(\.1)?: (holds text that )?contains a lone UTF-16 surrogate/],
   ])('refuse %s with 400 naming the property, writing nothing', async (_case, update, detail) => {
     for (const path of [userPath(uniqueId('named'), 'profile'), groupPath(uniqueId('named'), 'profile')]) {

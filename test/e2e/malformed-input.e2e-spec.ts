@@ -41,7 +41,8 @@ const json = (text: string): ApiInit => ({ body: text, headers: { 'Content-Type'
 const nestedJson = (levels: number): string => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
 
 /** Bytes with an invalid UTF-8 sequence (`C3 28`) between `before` and `after`. */
-const withInvalidUtf8 = (before: string, after: string): Buffer => Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
+const withInvalidUtf8 = (before: string, after: string): Buffer =>
+  Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
 
 /** The user has no profile: nothing of a refused write was stored. */
 async function expectNoProfile(userId: string): Promise<void> {
@@ -51,14 +52,22 @@ async function expectNoProfile(userId: string): Promise<void> {
 describe('JSON bodies', () => {
   it('answers 5,000 levels of nesting on PATCH profile with 400 naming the 64-level limit', async () => {
     const userId = uniqueId('deep');
-    await expectProblem(await api(account, 'PATCH', userPath(userId, 'profile'), json(nestedJson(5000))), 400, /nested more than 64 levels/);
+    await expectProblem(
+      await api(account, 'PATCH', userPath(userId, 'profile'), json(nestedJson(5000))),
+      400,
+      /nested more than 64 levels/,
+    );
     await expectNoProfile(userId);
   });
 
   it('answers nesting past 64 levels in a tracked event and a segment with 400', async () => {
     const attributes = `{"name":"deep","timestamp":"2024-05-01T09:30:00Z","attributes":${nestedJson(65)}}`;
     await expectProblem(await api(account, 'POST', userPath(uniqueId('deep'), 'events'), json(attributes)), 400, /64 levels/);
-    await expectProblem(await api(account, 'POST', '/segments', json(`{"name":"deep","description":${nestedJson(100)}}`)), 400, /64 levels/);
+    await expectProblem(
+      await api(account, 'POST', '/segments', json(`{"name":"deep","description":${nestedJson(100)}}`)),
+      400,
+      /64 levels/,
+    );
   });
 
   it('answers a number beyond a double (1e400) with 400 naming its JSON path instead of storing null', async () => {
@@ -74,10 +83,28 @@ describe('JSON bodies', () => {
   it.each([
     ['a NUL in an event name', 'POST', (id: string) => userPath(id, 'events'), EVENT(String.raw`a\u0000b`), /^name: .*NUL/],
     ['a lone surrogate in an event name', 'POST', (id: string) => userPath(id, 'events'), EVENT(String.raw`a\ud800`), /^name: .*surrogate/],
-    ['a NUL in a profile key', 'PATCH', (id: string) => userPath(id, 'profile'), String.raw`{"address":{"ci\u0000ty":"Lyon"}}`, /^address\.ci\\u0000ty: .*NUL/],
-    ['a lone surrogate in a profile value', 'PATCH', (id: string) => userPath(id, 'profile'), String.raw`{"tags":["ok","\udc00"]}`, /^tags\.1: .*surrogate/],
+    [
+      'a NUL in a profile key',
+      'PATCH',
+      (id: string) => userPath(id, 'profile'),
+      String.raw`{"address":{"ci\u0000ty":"Lyon"}}`,
+      /^address\.ci\\u0000ty: .*NUL/,
+    ],
+    [
+      'a lone surrogate in a profile value',
+      'PATCH',
+      (id: string) => userPath(id, 'profile'),
+      String.raw`{"tags":["ok","\udc00"]}`,
+      /^tags\.1: .*surrogate/,
+    ],
     ['a NUL in a segment name', 'POST', () => '/segments', String.raw`{"name":"a\u0000b"}`, /^name: .*NUL/],
-    ['a lone surrogate in a list of user ids', 'POST', (id: string) => groupPath(id, 'users'), String.raw`{"user_ids":["\ud83d"]}`, /^user_ids[.[]0\]?: .*surrogate/],
+    [
+      'a lone surrogate in a list of user ids',
+      'POST',
+      (id: string) => groupPath(id, 'users'),
+      String.raw`{"user_ids":["\ud83d"]}`,
+      /^user_ids[.[]0\]?: .*surrogate/,
+    ],
   ] as const)('answers %s with 400 naming the JSON path', async (_case, method, pathOf, body, detail) => {
     const id = uniqueId('text');
     await expectProblem(await api(account, method, pathOf(id), json(body)), 400, detail);
@@ -87,7 +114,11 @@ describe('JSON bodies', () => {
   it('answers JSON that is not UTF-8 with 400 instead of storing U+FFFD', async () => {
     const userId = uniqueId('bytes');
     const body = withInvalidUtf8('{"plan":"pro', '"}');
-    await expectProblem(await api(account, 'PATCH', userPath(userId, 'profile'), { body, headers: { 'Content-Type': 'application/json' } }), 400, /UTF-8/);
+    await expectProblem(
+      await api(account, 'PATCH', userPath(userId, 'profile'), { body, headers: { 'Content-Type': 'application/json' } }),
+      400,
+      /UTF-8/,
+    );
     await expectNoProfile(userId);
   });
 });
@@ -109,7 +140,10 @@ describe('path parameters', () => {
 describe('synchronous CSV and NDJSON bodies that are not UTF-8', () => {
   it('answers a one-row CSV profile update with 400 naming the line, and stores nothing', async () => {
     const userId = uniqueId('csv');
-    const response = await api(account, 'PATCH', userPath(userId, 'profile'), { body: withInvalidUtf8('plan,seats\npro', ',3\n'), headers: { 'Content-Type': 'text/csv' } });
+    const response = await api(account, 'PATCH', userPath(userId, 'profile'), {
+      body: withInvalidUtf8('plan,seats\npro', ',3\n'),
+      headers: { 'Content-Type': 'text/csv' },
+    });
     await expectProblem(response, 400, /^line 2: is not UTF-8/);
     await expectNoProfile(userId);
   });
@@ -117,20 +151,29 @@ describe('synchronous CSV and NDJSON bodies that are not UTF-8', () => {
   it('answers group user ids with 400 naming the line, and associates nobody', async () => {
     const [groupId, member] = [uniqueId('group'), uniqueId('member')];
     const body = withInvalidUtf8(`user_id\n${member}\nbad-`, '\n');
-    await expectProblem(await api(account, 'POST', groupPath(groupId, 'users'), { body, headers: { 'Content-Type': 'text/csv' } }), 400, /^line 3: is not UTF-8/);
+    await expectProblem(
+      await api(account, 'POST', groupPath(groupId, 'users'), { body, headers: { 'Content-Type': 'text/csv' } }),
+      400,
+      /^line 3: is not UTF-8/,
+    );
     await expectNoProfile(member);
   });
 
   it('answers segment user ids as NDJSON with 400 naming the line', async () => {
     const segment = await createSegment(account);
     const body = withInvalidUtf8('"u-1"\n"u-', '"\n');
-    const response = await api(account, 'POST', segmentPath(segment.id, 'add_user_ids'), { body, headers: { 'Content-Type': 'application/ndjson' } });
+    const response = await api(account, 'POST', segmentPath(segment.id, 'add_user_ids'), {
+      body,
+      headers: { 'Content-Type': 'application/ndjson' },
+    });
     await expectProblem(response, 400, /^line 2: is not UTF-8/);
   });
 
   it('still reads well-formed multi-byte text', async () => {
     const userId = uniqueId('utf8');
-    expect(await expectJson(await api(account, 'PATCH', userPath(userId, 'profile'), csvBody('city,mood\nZürich,😀\n')), 200)).toEqual(STATUS_OK);
+    expect(await expectJson(await api(account, 'PATCH', userPath(userId, 'profile'), csvBody('city,mood\nZürich,😀\n')), 200)).toEqual(
+      STATUS_OK,
+    );
     expect(await getProfile(account, userId)).toMatchObject({ city: 'Zürich', mood: '😀' });
   });
 });
@@ -156,7 +199,9 @@ async function rawExchange(request: Buffer | string): Promise<RawAnswer> {
   const text = received.toString('utf8');
   const headEnd = text.indexOf('\r\n\r\n');
   const [statusLine, ...headerLines] = text.slice(0, headEnd).split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(headEnd + 4) };
 }
 
@@ -177,7 +222,10 @@ describe('requests refused before the application runs', () => {
 
   it('answers a malformed percent escape with a Problem that does not quote the path', async () => {
     for (const path of ['/v2/accounts/%E0%A4%A/flows', `${accountPath()}/users/%E0%A4%A/profile`]) {
-      const problem = await expectProblem(await fetch(`${server().baseUrl}${path}`, { headers: { Authorization: basicAuthorization(account.key, account.secret) } }), 400);
+      const problem = await expectProblem(
+        await fetch(`${server().baseUrl}${path}`, { headers: { Authorization: basicAuthorization(account.key, account.secret) } }),
+        400,
+      );
       expect(problem.detail).not.toContain('%E0');
     }
   });
@@ -193,8 +241,14 @@ describe('requests refused before the application runs', () => {
 
   it('answers a URL too long for the request head with 414, and oversized headers with 431', async () => {
     const filler = 'x'.repeat(20_000);
-    const longUrl = expectRawProblem(await rawExchange(`GET ${accountPath()}/flows?q=${filler} HTTP/1.1\r\nHost: guidepost\r\n${authorization()}\r\n`), 414);
-    const bigHeaders = expectRawProblem(await rawExchange(`GET ${accountPath()}/flows HTTP/1.1\r\nHost: guidepost\r\n${authorization()}X-Filler: ${filler}\r\n\r\n`), 431);
+    const longUrl = expectRawProblem(
+      await rawExchange(`GET ${accountPath()}/flows?q=${filler} HTTP/1.1\r\nHost: guidepost\r\n${authorization()}\r\n`),
+      414,
+    );
+    const bigHeaders = expectRawProblem(
+      await rawExchange(`GET ${accountPath()}/flows HTTP/1.1\r\nHost: guidepost\r\n${authorization()}X-Filler: ${filler}\r\n\r\n`),
+      431,
+    );
     for (const problem of [longUrl, bigHeaders]) expect(problem.detail).toMatch(/16 KB/);
   });
 
@@ -249,7 +303,19 @@ describe('multipart uploads as clients send them', () => {
     const uploadFolder = await mkdtemp(join(folder, 'upload-'));
     const [file, trace] = [join(uploadFolder, name), join(uploadFolder, 'curl.trace')];
     await writeFile(file, content);
-    const args = ['-sS', '--trace-ascii', trace, '-u', `${account.key}:${account.secret}`, '-F', `file=@${file}`, ...extraArgs, '-w', '\n%{http_code}', accountUrl(account, path)];
+    const args = [
+      '-sS',
+      '--trace-ascii',
+      trace,
+      '-u',
+      `${account.key}:${account.secret}`,
+      '-F',
+      `file=@${file}`,
+      ...extraArgs,
+      '-w',
+      '\n%{http_code}',
+      accountUrl(account, path),
+    ];
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -301,7 +367,10 @@ describe('multipart uploads as clients send them', () => {
   });
 
   /** A multipart/form-data body as a browser's FormData writes it: a WebKit boundary, form-data parts. */
-  function browserForm(parts: readonly { name: string; filename?: string; type?: string; content: string }[]): { body: string; headers: Record<string, string> } {
+  function browserForm(parts: readonly { name: string; filename?: string; type?: string; content: string }[]): {
+    body: string;
+    headers: Record<string, string>;
+  } {
     const boundary = `----WebKitFormBoundary${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     const body = parts
       .map((part) => {

@@ -100,7 +100,8 @@ function dereference(node: Json | undefined): Json | undefined {
 
 /** Asserts that `body` is valid against the document's JSON schema for this operation and status. */
 function expectConforms(method: Method, path: string, status: number, body: unknown): void {
-  const response = dereference(document.paths[`${ACCOUNT_PREFIX}${path}`]?.[method]?.responses[String(status)]) as ResponseObject | undefined;
+  const response = dereference(document.paths[`${ACCOUNT_PREFIX}${path}`]?.[method]?.responses[String(status)]) as
+    ResponseObject | undefined;
   const schema = response?.content?.['application/json']?.schema;
   if (schema === undefined) throw new Error(`the document has no JSON schema for ${method.toUpperCase()} ${path} ${status}`);
   // Local references (#/components/schemas/...) are pointed at the registered components.
@@ -194,7 +195,12 @@ describe('real responses conform to the document', () => {
 
   it('user profiles, their deletion job and event history', async () => {
     const userPath = `/users/conforming-${Date.now()}`;
-    expectConforms('patch', '/users/{user_id}/profile', 200, await call('patch', `${userPath}/profile`, 200, { json: { plan: 'pro', seats: 2 } }));
+    expectConforms(
+      'patch',
+      '/users/{user_id}/profile',
+      200,
+      await call('patch', `${userPath}/profile`, 200, { json: { plan: 'pro', seats: 2 } }),
+    );
     expectConforms('get', '/users/{user_id}/profile', 200, await call('get', `${userPath}/profile`, 200));
     const event = { name: 'signup', timestamp: '2024-05-01T09:30:00Z', attributes: { plan: 'pro' } };
     expectConforms('post', '/users/{user_id}/events', 200, await call('post', `${userPath}/events`, 200, { json: event }));
@@ -215,9 +221,19 @@ describe('real responses conform to the document', () => {
 
   it('group profiles and the association of users', async () => {
     const groupPath = `/groups/conforming-${Date.now()}`;
-    expectConforms('patch', '/groups/{group_id}/profile', 200, await call('patch', `${groupPath}/profile`, 200, { json: { industry: 'retail' } }));
+    expectConforms(
+      'patch',
+      '/groups/{group_id}/profile',
+      200,
+      await call('patch', `${groupPath}/profile`, 200, { json: { industry: 'retail' } }),
+    );
     expectConforms('get', '/groups/{group_id}/profile', 200, await call('get', `${groupPath}/profile`, 200));
-    expectConforms('patch', '/groups/{group_id}/users', 200, await call('patch', `${groupPath}/users`, 200, { json: { user_ids: ['g-1'] } }));
+    expectConforms(
+      'patch',
+      '/groups/{group_id}/users',
+      200,
+      await call('patch', `${groupPath}/users`, 200, { json: { user_ids: ['g-1'] } }),
+    );
     expectConforms('post', '/groups/{group_id}/users', 200, await call('post', `${groupPath}/users`, 200, { json: { user_ids: ['g-2'] } }));
     expectConforms('post', '/groups/{group_id}/users', 400, await call('post', `${groupPath}/users`, 400, { json: {} }));
   });
@@ -241,7 +257,8 @@ describe('real responses conform to the document', () => {
 
   it('Idempotency-Key: the replay, the 422 of another body and the 400 of a malformed key', async () => {
     const key = `conforming-${Date.now()}`;
-    const keyed = (json: unknown, idempotencyKey = key) => api(account, 'POST', '/segments', { json, headers: { 'Idempotency-Key': idempotencyKey } });
+    const keyed = (json: unknown, idempotencyKey = key) =>
+      api(account, 'POST', '/segments', { json, headers: { 'Idempotency-Key': idempotencyKey } });
     const created = await expectJson(await keyed({ name: 'Keyed' }), 201);
     const replay = await keyed({ name: 'Keyed' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -258,7 +275,8 @@ describe('real responses conform to the document', () => {
     });
     expectConforms('post', '/users/{user_id}/events', 415, await expectJson(response, 415));
     const documented = dereference(document.paths[`${ACCOUNT_PREFIX}/users/{user_id}/events`]?.post?.responses['415']) as ResponseObject;
-    for (const header of Object.keys(documented.headers ?? {})) expect({ header, sent: response.headers.has(header) }).toEqual({ header, sent: true });
+    for (const header of Object.keys(documented.headers ?? {}))
+      expect({ header, sent: response.headers.has(header) }).toEqual({ header, sent: true });
   });
 
   it('Problem Details of 400, 401 and 404', async () => {

@@ -146,7 +146,10 @@ describe('PATCH and GET /users/{user_id}/profile', () => {
 
     it.each(['text/plain', 'application/xml'])('rejects Content-Type %s (415)', async (contentType) => {
       const userId = uniqueId('media');
-      const response = await api(account, 'PATCH', userPath(userId, 'profile'), { body: 'plan=pro', headers: { 'Content-Type': contentType } });
+      const response = await api(account, 'PATCH', userPath(userId, 'profile'), {
+        body: 'plan=pro',
+        headers: { 'Content-Type': contentType },
+      });
       await expectProblem(response, 415);
       await expectProblem(await api(account, 'GET', userPath(userId, 'profile')), 404);
     });
@@ -204,12 +207,16 @@ describe('ingestion filtering rules on user properties', () => {
    * the result shows the rules in force, then returns that user's properties.
    */
   async function patchUntil(properties: Json, expected: Json): Promise<string> {
-    return eventually(async () => {
-      const userId = uniqueId('filtered');
-      await patchProfile(filtered, userId, properties);
-      expect(await propertiesOfUser(userId, filtered)).toEqual(expected);
-      return userId;
-    }, 15_000, 300);
+    return eventually(
+      async () => {
+        const userId = uniqueId('filtered');
+        await patchProfile(filtered, userId, properties);
+        expect(await propertiesOfUser(userId, filtered)).toEqual(expected);
+        return userId;
+      },
+      15_000,
+      300,
+    );
   }
 
   it('deny mode drops the listed properties and keeps the others', async () => {

@@ -35,8 +35,16 @@ describe('CSV cells that a spreadsheet would run as formulas', () => {
     const userId = uniqueId('formula');
     await track(account, userId, { name: '+cmd', timestamp: '2024-03-01T00:00:00Z', attributes: { link: FORMULA, balance: -5 } });
     await eventuallyInHistory(account, userId, (event) => event.name === '+cmd');
-    const body = { format: 'csv', conditions: [['user_id', '==', userId]], start_time: '2024-03-01T00:00:00Z', end_time: '2024-03-02T00:00:00Z' };
-    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })));
+    const body = {
+      format: 'csv',
+      conditions: [['user_id', '==', userId]],
+      start_time: '2024-03-01T00:00:00Z',
+      end_time: '2024-03-02T00:00:00Z',
+    };
+    const { completed } = await completedJob(
+      account,
+      await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })),
+    );
     const [header, row] = (await download(completed.attributes['signed_s3_url'] as string)).split('\r\n');
     expect(header).toBe('name,timestamp,user_id,attributes.balance,attributes.link');
     expect(row).toBe(`"'+cmd",2024-03-01T00:00:00.000Z,${userId},-5,${NEUTRALISED}`);
@@ -54,7 +62,11 @@ describe('CSV cells that a spreadsheet would run as formulas', () => {
 
 /** The headers of every answer of the API; `fetch` joins repeated headers, so each must be there once. */
 function expectSafeHeaders(response: Response): void {
-  const seen = { url: response.url, nosniff: response.headers.get('x-content-type-options'), caching: response.headers.get('cache-control') };
+  const seen = {
+    url: response.url,
+    nosniff: response.headers.get('x-content-type-options'),
+    caching: response.headers.get('cache-control'),
+  };
   expect(seen).toEqual({ url: response.url, nosniff: 'nosniff', caching: 'no-store' });
 }
 
@@ -78,7 +90,10 @@ describe('every answer', () => {
 
   it('includes the download of an export file, by its signed link', async () => {
     const body = { format: 'json', conditions: [], start_time: '2024-03-01T00:00:00Z', end_time: '2024-03-01T00:00:01Z' };
-    const { completed } = await completedJob(account, await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })));
+    const { completed } = await completedJob(
+      account,
+      await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })),
+    );
     const downloaded = await fetch(completed.attributes['signed_s3_url'] as string);
     expect(downloaded.status).toBe(200);
     await downloaded.arrayBuffer();
@@ -113,7 +128,12 @@ describe('Content-Encoding of a body', () => {
   it('takes a gzip track and a gzip NDJSON import, decoded', async () => {
     const userId = uniqueId('gzip');
     const event = { name: 'zipped', timestamp: '2024-03-01T00:00:00Z', attributes: { n: 1 } };
-    expect(await expectJson(await api(account, 'POST', userPath(userId, 'events'), encoded('application/json', gzipSync(JSON.stringify(event)))), 200)).toEqual({
+    expect(
+      await expectJson(
+        await api(account, 'POST', userPath(userId, 'events'), encoded('application/json', gzipSync(JSON.stringify(event)))),
+        200,
+      ),
+    ).toEqual({
       status: 200,
       title: 'OK',
     });
@@ -127,7 +147,10 @@ describe('Content-Encoding of a body', () => {
   it('refuses with 413, at once, 10 MB of gzip that decode to 10 GB, on track and on an import', async () => {
     const bomb = gzipOfZeros(10 * 1024 ** 3);
     expect(bomb.length).toBeLessThan(20 * 1024 * 1024);
-    for (const [path, contentType] of [[userPath(uniqueId('bomb'), 'events'), 'application/json'], ['/import/events', 'application/ndjson']]) {
+    for (const [path, contentType] of [
+      [userPath(uniqueId('bomb'), 'events'), 'application/json'],
+      ['/import/events', 'application/ndjson'],
+    ]) {
       const started = Date.now();
       await expectProblem(await api(account, 'POST', path, encoded(contentType, bomb)), 413, BODY_LIMIT_DETAIL);
       expect((Date.now() - started) / 1000).toBeLessThan(10);
@@ -135,7 +158,12 @@ describe('Content-Encoding of a body', () => {
   });
 
   it.each(['br', 'deflate', 'compress', 'zstd'])('answers %s with 415 naming it and the codings taken', async (encoding) => {
-    const response = await api(account, 'POST', userPath(uniqueId('br'), 'events'), encoded('application/json', Buffer.from('{}'), encoding));
+    const response = await api(
+      account,
+      'POST',
+      userPath(uniqueId('br'), 'events'),
+      encoded('application/json', Buffer.from('{}'), encoding),
+    );
     await expectProblem(response, 415, `Content-Encoding '${encoding}' is not supported; send the body as identity or gzip`);
     expect(response.headers.get('accept-encoding')).toBe('identity, gzip');
   });

@@ -47,11 +47,18 @@ beforeAll(async () => {
   await upsert(account, 'tags', [{ id: CONTENT.tag, name: 'Fuzzed tag' }]);
   await upsert(account, 'flows', [{ id: CONTENT.flow, name: 'Fuzzed flow', tag_ids: [CONTENT.tag] }]);
   await upsert(account, 'pins', [
-    { id: CONTENT.pin, name: 'Fuzzed pin', tag_ids: [CONTENT.tag], steps: [{ id: 'step-1', name: 'Hello', content: { html: '<p>Hi</p>' } }] },
+    {
+      id: CONTENT.pin,
+      name: 'Fuzzed pin',
+      tag_ids: [CONTENT.tag],
+      steps: [{ id: 'step-1', name: 'Hello', content: { html: '<p>Hi</p>' } }],
+    },
   ]);
   await upsert(account, 'mobile', [{ id: CONTENT.mobile, name: 'Fuzzed mobile experience' }]);
   for (const kind of STUDIO_KINDS) {
-    await upsert(account, kind, [{ id: CONTENT.studio, name: `Fuzzed ${kind}`, type: kind, steps: [{ id: 'step-1' }], studio_only: { x: 1 } }]);
+    await upsert(account, kind, [
+      { id: CONTENT.studio, name: `Fuzzed ${kind}`, type: kind, steps: [{ id: 'step-1' }], studio_only: { x: 1 } },
+    ]);
   }
 }, INSTALL_TIMEOUT_MS + 60_000);
 
@@ -114,7 +121,8 @@ async function runSchemathesis(baseUrl: string, seed: string): Promise<Schemathe
   clearTimeout(timer);
   await new Promise<void>((done) => log.end(done));
   const output = await readFile(logFile, 'utf8');
-  if (exitCode === null) throw new Error(`schemathesis did not finish within ${RUN_TIMEOUT_MS / 60_000} minutes (seed ${seed}):\n${report(output)}`);
+  if (exitCode === null)
+    throw new Error(`schemathesis did not finish within ${RUN_TIMEOUT_MS / 60_000} minutes (seed ${seed}):\n${report(output)}`);
   return { exitCode, output, workDir, logFile };
 }
 

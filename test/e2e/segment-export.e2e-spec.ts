@@ -151,7 +151,10 @@ describe('segment_membership_export', () => {
   it('rejects malformed JSON (400) and non-JSON bodies (415)', async () => {
     const path = segmentPath(segment.id, 'segment_membership_export');
     await expectProblem(await api(account, 'POST', path, { body: '{"format": ', headers: { 'Content-Type': 'application/json' } }), 400);
-    await expectProblem(await api(account, 'POST', path, { body: '{"format":"csv"}\n', headers: { 'Content-Type': 'application/ndjson' } }), 415);
+    await expectProblem(
+      await api(account, 'POST', path, { body: '{"format":"csv"}\n', headers: { 'Content-Type': 'application/ndjson' } }),
+      415,
+    );
     await expectProblem(await api(account, 'POST', path, { body: 'format\ncsv\n', headers: { 'Content-Type': 'text/csv' } }), 415);
   });
 });
@@ -168,7 +171,10 @@ describe('segment_membership_export with profiles written through the profile AP
     account = await createAccount();
     segment = await createSegment(account);
     await addUserIds(account, segment.id, members);
-    for (const [userId, properties] of [['prof-ann', ann], ['prof-ben', ben]] as const) {
+    for (const [userId, properties] of [
+      ['prof-ann', ann],
+      ['prof-ben', ben],
+    ] as const) {
       const response = await api(account, 'PATCH', `/users/${userId}/profile`, { json: properties });
       expect(await expectJson(response, 200)).toEqual({ status: 200, title: 'OK' });
     }
@@ -178,7 +184,10 @@ describe('segment_membership_export with profiles written through the profile AP
     [...rows].sort((left, right) => String(left['user_id']).localeCompare(String(right['user_id'])));
 
   it('exports JSON lines with the requested properties, typed as written; null when absent', async () => {
-    const result = await exportMembership(account, segment.id, { format: 'json', property_names: ['email', 'plan', 'seats', 'beta', 'address'] });
+    const result = await exportMembership(account, segment.id, {
+      format: 'json',
+      property_names: ['email', 'plan', 'seats', 'beta', 'address'],
+    });
     const lines = ndjsonObjects(await download(result.link)) as Record<string, unknown>[];
     expect(byUser(lines)).toEqual([
       { user_id: 'prof-ann', email: ann.email, plan: 'pro', seats: 3, beta: true, address: ann.address },

@@ -87,7 +87,13 @@ describe('segments', () => {
       const response = await api(account, 'PATCH', segmentPath(created.id), { json: { name: 'After', description: 'new' } });
       const updated = await expectJson<Segment>(response, 200);
       expect(Object.keys(updated).sort()).toEqual(SEGMENT_FIELDS);
-      expect(updated).toMatchObject({ id: created.id, name: 'After', description: 'new', created_at: created.created_at, url: created.url });
+      expect(updated).toMatchObject({
+        id: created.id,
+        name: 'After',
+        description: 'new',
+        created_at: created.created_at,
+        url: created.url,
+      });
       expectSegmentTimestamp(updated.updated_at);
       expect(Date.parse(updated.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
 
@@ -225,7 +231,12 @@ describe('segments', () => {
       [
         'multipart/mixed with an NDJSON file',
         (ids) =>
-          handBuiltMultipart('mixed', { field: 'file', fileName: 'ids.ndjson', contentType: 'application/x-ndjson', content: ndjsonFile(ids) }),
+          handBuiltMultipart('mixed', {
+            field: 'file',
+            fileName: 'ids.ndjson',
+            contentType: 'application/x-ndjson',
+            content: ndjsonFile(ids),
+          }),
       ],
     ];
 
@@ -280,7 +291,13 @@ describe('segments', () => {
       const segment = await createSegment(account);
       const ids = Array.from({ length: 25_000 }, (_, index) => `bulk-${String(index).padStart(5, '0')}`);
 
-      const completed = await submitUserIds(account, segment.id, 'add', { body: `user_id\n${ids.join('\n')}\n`, headers: { 'Content-Type': 'text/csv' } }, 150_000);
+      const completed = await submitUserIds(
+        account,
+        segment.id,
+        'add',
+        { body: `user_id\n${ids.join('\n')}\n`, headers: { 'Content-Type': 'text/csv' } },
+        150_000,
+      );
       expect(completed).toMatchObject({ ingestions_completed: 25_000, ingestions_failed: 0, requests_failed: 0 });
       expect(await memberIds(account, segment.id)).toEqual(ids);
     }, 240_000);

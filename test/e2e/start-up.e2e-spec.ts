@@ -93,7 +93,9 @@ describe('start-up', () => {
       const run = await runStandalone({ GUIDEPOST_PORT: String(await freeLoopbackPort()), GUIDEPOST_DATA_DIR: join(file, 'data') });
 
       expectOneLineFailure(run);
-      expect(run.stderr).toMatch(/^Guidepost cannot start: part of \S+a-file\/data is a file where a folder is needed\. Fix: set GUIDEPOST_DATA_DIR to a folder/);
+      expect(run.stderr).toMatch(
+        /^Guidepost cannot start: part of \S+a-file\/data is a file where a folder is needed\. Fix: set GUIDEPOST_DATA_DIR to a folder/,
+      );
     });
 
     it('refuses a data folder another Guidepost is using, and leaves that one running', async () => {
@@ -113,7 +115,11 @@ describe('start-up', () => {
     }, 180_000);
 
     it('refuses a certificate without its key', async () => {
-      const run = await runStandalone({ GUIDEPOST_PORT: String(await freeLoopbackPort()), GUIDEPOST_DATA_DIR: join(folder, 'data'), GUIDEPOST_TLS_CERT_FILE: join(folder, 'cert.pem') });
+      const run = await runStandalone({
+        GUIDEPOST_PORT: String(await freeLoopbackPort()),
+        GUIDEPOST_DATA_DIR: join(folder, 'data'),
+        GUIDEPOST_TLS_CERT_FILE: join(folder, 'cert.pem'),
+      });
 
       expectOneLineFailure(run);
       expect(run.stderr).toBe(
@@ -122,7 +128,11 @@ describe('start-up', () => {
     });
 
     it.each([
-      ['a key that is not the certificate\'s', 'cert.pem', 'the key in GUIDEPOST_TLS_KEY_FILE \\(\\S+key\\.pem\\) is not the key of the certificate in GUIDEPOST_TLS_CERT_FILE \\(\\S+cert\\.pem\\)'],
+      [
+        "a key that is not the certificate's",
+        'cert.pem',
+        'the key in GUIDEPOST_TLS_KEY_FILE \\(\\S+key\\.pem\\) is not the key of the certificate in GUIDEPOST_TLS_CERT_FILE \\(\\S+cert\\.pem\\)',
+      ],
       ['a certificate file it cannot read', 'missing.pem', 'GUIDEPOST_TLS_CERT_FILE \\(\\S+missing\\.pem\\) cannot be read \\(ENOENT\\)'],
     ])('refuses %s, before touching the data folder', async (_case, certFile, problem) => {
       const [certificate, other] = [issueSelfSignedCertificate('one'), issueSelfSignedCertificate('other')];
@@ -139,7 +149,9 @@ describe('start-up', () => {
 
       expectOneLineFailure(run);
       expect(run.stderr).toMatch(
-        new RegExp(`^Guidepost cannot start: ${problem}\\. Fix: point GUIDEPOST_TLS_CERT_FILE and GUIDEPOST_TLS_KEY_FILE at a PEM certificate and its unencrypted private key, both readable by this user\\.\\n$`),
+        new RegExp(
+          `^Guidepost cannot start: ${problem}\\. Fix: point GUIDEPOST_TLS_CERT_FILE and GUIDEPOST_TLS_KEY_FILE at a PEM certificate and its unencrypted private key, both readable by this user\\.\\n$`,
+        ),
       );
       await expect(stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
     });
@@ -153,7 +165,9 @@ describe('start-up', () => {
       const run = await runStandalone({ GUIDEPOST_PORT: String(await freeLoopbackPort()), GUIDEPOST_DATA_DIR: dataDir });
 
       expectOneLineFailure(run);
-      expect(run.stderr).toMatch(/^Guidepost cannot start: the embedded PostgreSQL server did not start: it exited at once \(.+\)\. Fix: read \S+postgres\.log/);
+      expect(run.stderr).toMatch(
+        /^Guidepost cannot start: the embedded PostgreSQL server did not start: it exited at once \(.+\)\. Fix: read \S+postgres\.log/,
+      );
     }, 60_000);
   });
 });

@@ -82,7 +82,13 @@ export class Prober {
         const response = await api(this.account, request.method, request.path, { ...body, retryThrottled: false }).catch(() => undefined);
         await response?.arrayBuffer().catch(() => undefined);
         const at = Date.now();
-        this.outcomes.push({ name: request.name, status: response?.status ?? 0, retryAfter: response?.headers.get('retry-after'), ms: at - started, at });
+        this.outcomes.push({
+          name: request.name,
+          status: response?.status ?? 0,
+          retryAfter: response?.headers.get('retry-after'),
+          ms: at - started,
+          at,
+        });
         if (response?.ok !== true) await delay(200);
       }
       await delay(100);
@@ -96,7 +102,13 @@ export class Prober {
 
 /** The tracker's and the probes' answers, as outcomes. */
 export function outcomesOf(tracker: Tracker, prober: Prober): Outcome[] {
-  const tracked = tracker.outcomes.map((outcome) => ({ name: 'track', status: outcome.status, retryAfter: outcome.retryAfter, ms: outcome.ms, at: outcome.at }));
+  const tracked = tracker.outcomes.map((outcome) => ({
+    name: 'track',
+    status: outcome.status,
+    retryAfter: outcome.retryAfter,
+    ms: outcome.ms,
+    at: outcome.at,
+  }));
   return [...tracked, ...prober.outcomes];
 }
 
@@ -118,7 +130,11 @@ export function feltTheFreeze(outcome: Outcome, frozenAt: number, thawedAt: numb
 
 /** The names of the requests that were not answered with a success again within `RECOVERY_BOUND_MS` of `thawedAt`. */
 export function notServedAgain(outcomes: readonly Outcome[], thawedAt: number): string[] {
-  const served = new Set(outcomes.filter(({ status, at }) => at >= thawedAt && at <= thawedAt + RECOVERY_BOUND_MS && status >= 200 && status < 300).map(({ name }) => name));
+  const served = new Set(
+    outcomes
+      .filter(({ status, at }) => at >= thawedAt && at <= thawedAt + RECOVERY_BOUND_MS && status >= 200 && status < 300)
+      .map(({ name }) => name),
+  );
   return SERVED_AGAIN.filter((name) => !served.has(name));
 }
 
@@ -126,7 +142,12 @@ export function notServedAgain(outcomes: readonly Outcome[], thawedAt: number): 
  * Runs `tracker` and `prober` while `freeze` stops a store for `FREEZE_MS`, `thaw` lets it go (always,
  * even after a failure), then for `RECOVERY_BOUND_MS`; returns when it was frozen and thawed.
  */
-export async function underFreeze(tracker: Tracker, prober: Prober, freeze: () => Promise<void>, thaw: () => Promise<void>): Promise<{ frozenAt: number; thawedAt: number }> {
+export async function underFreeze(
+  tracker: Tracker,
+  prober: Prober,
+  freeze: () => Promise<void>,
+  thaw: () => Promise<void>,
+): Promise<{ frozenAt: number; thawedAt: number }> {
   await prober.prepare();
   const running = [tracker.run(4, 20), prober.run()];
   let frozenAt = 0;

@@ -46,7 +46,11 @@ export async function getGroupProfile(account: TestAccount, groupId: string): Pr
  * are durably handed to the profile service; in the distributed shape that service merges them a
  * moment later, so a read right after it may still see the profile as it was.
  */
-export async function eventuallyProperties(account: TestAccount, profile: { user: string } | { group: string }, expected: Json): Promise<void> {
+export async function eventuallyProperties(
+  account: TestAccount,
+  profile: { user: string } | { group: string },
+  expected: Json,
+): Promise<void> {
   await eventually(async () => {
     const properties =
       'user' in profile
@@ -84,11 +88,15 @@ export async function history(account: TestAccount, userId: string, query = ''):
 
 /** Waits (events reach history within seconds) until the user's history holds at least `count` events. */
 export async function historyOfAtLeast(account: TestAccount, userId: string, count: number, query = ''): Promise<HistoryEvent[]> {
-  return eventually(async () => {
-    const events = await history(account, userId, query);
-    if (events.length < count) throw new Error(`history of ${userId} has ${events.length} of ${count} events: ${JSON.stringify(events)}`);
-    return events;
-  }, 20_000, 250);
+  return eventually(
+    async () => {
+      const events = await history(account, userId, query);
+      if (events.length < count) throw new Error(`history of ${userId} has ${events.length} of ${count} events: ${JSON.stringify(events)}`);
+      return events;
+    },
+    20_000,
+    250,
+  );
 }
 
 /** Waits until the user's history holds an event that `matches`, and returns it. */
@@ -98,12 +106,16 @@ export async function eventuallyInHistory(
   matches: (event: HistoryEvent) => boolean,
   query = '?limit=1000',
 ): Promise<HistoryEvent> {
-  return eventually(async () => {
-    const events = await history(account, userId, query);
-    const found = events.find(matches);
-    if (found === undefined) throw new Error(`no matching event in the history of ${userId}: ${JSON.stringify(events).slice(0, 1500)}`);
-    return found;
-  }, 20_000, 250);
+  return eventually(
+    async () => {
+      const events = await history(account, userId, query);
+      const found = events.find(matches);
+      if (found === undefined) throw new Error(`no matching event in the history of ${userId}: ${JSON.stringify(events).slice(0, 1500)}`);
+      return found;
+    },
+    20_000,
+    250,
+  );
 }
 
 /** Newline-delimited JSON of the given values, one per line. */

@@ -207,7 +207,11 @@ export function handBuiltMultipart(
  * file its own copy of `process.env`, so other files are not affected.
  */
 export function useServer(address: ServerAddress): () => void {
-  const previous = { baseUrl: process.env[BASE_URL_VARIABLE], adminUrl: process.env[ADMIN_URL_VARIABLE], adminToken: process.env[ADMIN_TOKEN_VARIABLE] };
+  const previous = {
+    baseUrl: process.env[BASE_URL_VARIABLE],
+    adminUrl: process.env[ADMIN_URL_VARIABLE],
+    adminToken: process.env[ADMIN_TOKEN_VARIABLE],
+  };
   process.env[BASE_URL_VARIABLE] = address.baseUrl;
   restoreVariable(ADMIN_URL_VARIABLE, address.adminUrl);
   process.env[ADMIN_TOKEN_VARIABLE] = address.adminToken;

@@ -61,7 +61,9 @@ export class Tracker {
       const status = response?.status ?? 0;
       const body = (await response?.text().catch(() => undefined)) ?? '';
       const refused = status !== 200 && response !== undefined;
-      const headers = refused ? { contentType: response.headers.get('content-type') ?? undefined, retryAfter: response.headers.get('retry-after') ?? undefined } : {};
+      const headers = refused
+        ? { contentType: response.headers.get('content-type') ?? undefined, retryAfter: response.headers.get('retry-after') ?? undefined }
+        : {};
       const at = Date.now();
       this.outcomes.push({ n, status, error, detail: refused ? detailOf(body) : undefined, ...headers, at, ms: at - started });
       if (status === 200) this.acknowledged.push(n);
@@ -79,15 +81,19 @@ export class Tracker {
  */
 export async function acknowledgedMissingFromHistory(tracker: Tracker, timeoutMs: number): Promise<number[]> {
   const acknowledged = new Set(tracker.acknowledged);
-  return eventually(async () => {
-    const stored = new Set<number>();
-    for (let user = 0; user < USERS; user += 1) {
-      for (const event of await history(tracker.account, `tracked-${user}`, '?limit=10000')) stored.add(Number(event.attributes?.['n']));
-    }
-    const notStored = [...acknowledged].filter((n) => !stored.has(n));
-    if (notStored.length > 0) throw new Error(`${notStored.length} of ${acknowledged.size} acknowledged events are not in history yet`);
-    return notStored;
-  }, timeoutMs, 500);
+  return eventually(
+    async () => {
+      const stored = new Set<number>();
+      for (let user = 0; user < USERS; user += 1) {
+        for (const event of await history(tracker.account, `tracked-${user}`, '?limit=10000')) stored.add(Number(event.attributes?.['n']));
+      }
+      const notStored = [...acknowledged].filter((n) => !stored.has(n));
+      if (notStored.length > 0) throw new Error(`${notStored.length} of ${acknowledged.size} acknowledged events are not in history yet`);
+      return notStored;
+    },
+    timeoutMs,
+    500,
+  );
 }
 
 /** An NDJSON events file of `rows` events of `users` users, each with its row number as attribute `n`. */
@@ -95,7 +101,14 @@ export function eventsFile(rows: number, users = 1000): string {
   const start = Date.parse('2026-01-01T00:00:00Z');
   const lines: string[] = [];
   for (let n = 1; n <= rows; n += 1) {
-    lines.push(JSON.stringify({ user_id: `u${n % users}`, name: 'page_view', timestamp: new Date(start + n * 1000).toISOString(), attributes: { n } }));
+    lines.push(
+      JSON.stringify({
+        user_id: `u${n % users}`,
+        name: 'page_view',
+        timestamp: new Date(start + n * 1000).toISOString(),
+        attributes: { n },
+      }),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

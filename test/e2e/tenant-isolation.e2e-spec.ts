@@ -35,16 +35,13 @@ function sendOnce(account: TestAccount, method: string, path: string, json: unkn
   const headers: Record<string, string> = { authorization: basicAuthorization(account.key, account.secret) };
   if (json !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
-    const outgoing = send(
-      { hostname: base.hostname, port: base.port, method, path, headers, rejectUnauthorized: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        const retryAfter = response.headers['retry-after'];
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter, body: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      },
-    );
+    const outgoing = send({ hostname: base.hostname, port: base.port, method, path, headers, rejectUnauthorized: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const retryAfter = response.headers['retry-after'];
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
     outgoing.on('error', reject);
     outgoing.end(json === undefined ? undefined : JSON.stringify(json));
   });
@@ -130,13 +127,26 @@ function respellings(path: string): string[] {
 /** B's routes, each as a path under the account (no leading '/'). */
 function victimRoutes(): string[] {
   const segment = encodeURIComponent(victimSegmentId);
-  return ['segments', `segments/${segment}`, 'flows', 'flows/victim-flow', 'tags/victim-tag', `users/${encodeURIComponent(victimUser)}/profile`];
+  return [
+    'segments',
+    `segments/${segment}`,
+    'flows',
+    'flows/victim-flow',
+    'tags/victim-tag',
+    `users/${encodeURIComponent(victimUser)}/profile`,
+  ];
 }
 
 function expectRefused(method: string, path: string, answer: RawAnswer): void {
   // Never a success, and never any of B's data in the answer, whatever the status.
   const refused = [400, 403, 404, 405].includes(answer.status);
-  expect({ method, path, status: answer.status, refused, leaks: answer.body.includes(marker) }).toEqual({ method, path, status: answer.status, refused: true, leaks: false });
+  expect({ method, path, status: answer.status, refused, leaks: answer.body.includes(marker) }).toEqual({
+    method,
+    path,
+    status: answer.status,
+    refused: true,
+    leaks: false,
+  });
 }
 
 describe("a key of one account cannot reach another account's data, whatever the path spells", () => {
@@ -163,14 +173,39 @@ describe("a key of one account cannot reach another account's data, whatever the
   });
 
   it('reaches nothing of the other account through generated spellings (fuzzing the path parameters)', async () => {
-    const pieces = ['..', '.', '%2e', '%2E%2e', '/', '\\', '%2f', '%5C', '%C0%AE', '%C0%AF', ';', '//', victim.id, 'segments', 'flows', 'v2', 'accounts', '%00', '~'];
+    const pieces = [
+      '..',
+      '.',
+      '%2e',
+      '%2E%2e',
+      '/',
+      '\\',
+      '%2f',
+      '%5C',
+      '%C0%AE',
+      '%C0%AF',
+      ';',
+      '//',
+      victim.id,
+      'segments',
+      'flows',
+      'v2',
+      'accounts',
+      '%00',
+      '~',
+    ];
     const routes = victimRoutes();
     for (let sample = 0; sample < 400; sample += 1) {
       const noise = Array.from({ length: randomInt(1, 12) }, () => pieces[randomInt(pieces.length)]).join('');
       const path = `/v2/accounts/${attacker.id}/${routes[randomInt(routes.length)]}/${noise}${routes[randomInt(routes.length)]}`;
       const method = sample % 2 === 0 ? 'GET' : 'DELETE';
       const answer = await sendRaw(attacker, method, path);
-      expect({ method, path, leaks: answer.body.includes(marker), serverError: answer.status >= 500 }).toEqual({ method, path, leaks: false, serverError: false });
+      expect({ method, path, leaks: answer.body.includes(marker), serverError: answer.status >= 500 }).toEqual({
+        method,
+        path,
+        leaks: false,
+        serverError: false,
+      });
     }
     await expectVictimUntouched();
   });

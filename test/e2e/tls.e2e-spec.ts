@@ -74,7 +74,13 @@ describe('HTTPS', () => {
   }
 
   /** A request over HTTPS that trusts only `pair`, on a connection of its own. */
-  async function request(pair: SelfSignedCertificate, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: unknown }> {
+  async function request(
+    pair: SelfSignedCertificate,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown }> {
     const dispatcher = new Agent({ connect: { ca: pair.cert } });
     try {
       const response = await fetch(`${running.baseUrl}${path}`, {
@@ -103,7 +109,10 @@ describe('HTTPS', () => {
       authorization: `Basic ${Buffer.from(`${key.key}:${key.secret}`).toString('base64')}`,
     });
 
-    expect(deletion).toMatchObject({ status: 202, json: { job_url: expect.stringMatching(`^https://127\\.0\\.0\\.1:${port()}/v2/accounts/${id}/jobs/`) } });
+    expect(deletion).toMatchObject({
+      status: 202,
+      json: { job_url: expect.stringMatching(`^https://127\\.0\\.0\\.1:${port()}/v2/accounts/${id}/jobs/`) },
+    });
     await expect(globalThis.fetch(`http://127.0.0.1:${port()}/health/live`)).rejects.toThrow();
   });
 
@@ -123,7 +132,11 @@ describe('HTTPS', () => {
     // A renewal that has pointed the key at its new file, and the certificate not yet.
     await pointAt('key', 3);
 
-    await eventually(async () => expect(await readFile(running.logFile, 'utf8')).toMatch(/the certificate files cannot be served as they are, so the server keeps serving CN=second .+ is not the key of the certificate/));
+    await eventually(async () =>
+      expect(await readFile(running.logFile, 'utf8')).toMatch(
+        /the certificate files cannot be served as they are, so the server keeps serving CN=second .+ is not the key of the certificate/,
+      ),
+    );
     expect(await servedFingerprint()).toBe(second.fingerprint);
     expect((await asAdmin(second, 'GET', '/admin/v1/accounts')).status).toBe(200);
   });

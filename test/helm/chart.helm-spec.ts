@@ -126,7 +126,12 @@ function installTools(): Tools {
   if (!helm || !validate) {
     const run = spawnSync(path.join(ROOT, 'scripts/helm/install-tools.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
     if (run.status !== 0) throw new Error(`scripts/helm/install-tools.sh failed (exit ${run.status})`);
-    const found = Object.fromEntries(run.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const found = Object.fromEntries(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
     helm = found.HELM;
     validate = found.KUBERNETES_VALIDATE;
   }
@@ -135,14 +140,20 @@ function installTools(): Tools {
 }
 
 function helmTemplate(args: readonly string[], chart = CHART): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(tools.helm, ['template', RELEASE, chart, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, ...args], { encoding: 'utf8' });
+  return spawnSync(tools.helm, ['template', RELEASE, chart, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, ...args], {
+    encoding: 'utf8',
+  });
 }
 
 function parseManifests(text: string): K8sObject[] {
-  const parsed = spawnSync(tools.python, ['-c', 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)'], {
-    input: text,
-    encoding: 'utf8',
-  });
+  const parsed = spawnSync(
+    tools.python,
+    ['-c', 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d], sys.stdout)'],
+    {
+      input: text,
+      encoding: 'utf8',
+    },
+  );
   if (parsed.status !== 0) throw new Error(`the rendering is not YAML:\n${parsed.stderr}`);
   return JSON.parse(parsed.stdout) as K8sObject[];
 }
@@ -155,7 +166,19 @@ function render(...args: string[]): K8sObject[] {
 
 /** A render whose `lookup`s ask `cluster` (`--dry-run=server`), as helm install and upgrade do a real one. */
 async function renderSeeing(cluster: FakeCluster, ...args: string[]): Promise<K8sObject[]> {
-  const helmArgs = ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBERNETES_VERSION, '--dry-run=server', '--kubeconfig', cluster.kubeconfig, ...args];
+  const helmArgs = [
+    'template',
+    RELEASE,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    '--kube-version',
+    KUBERNETES_VERSION,
+    '--dry-run=server',
+    '--kubeconfig',
+    cluster.kubeconfig,
+    ...args,
+  ];
   const { stdout } = await promisify(execFile)(tools.helm, helmArgs, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return parseManifests(stdout);
 }
@@ -169,7 +192,10 @@ function renderNotes(...args: string[]): string {
     const notes = readFileSync(path.join(chart, 'templates/NOTES.txt'), 'utf8');
     rmSync(path.join(chart, 'templates/NOTES.txt'));
     writeFileSync(path.join(chart, 'templates/_notes-probe.tpl'), `{{- define "guidepost.notesProbe" -}}\n${notes}\n{{- end }}\n`);
-    writeFileSync(path.join(chart, 'templates/notes-probe.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes-probe\ndata:\n  notes: {{ include "guidepost.notesProbe" . | quote }}\n');
+    writeFileSync(
+      path.join(chart, 'templates/notes-probe.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes-probe\ndata:\n  notes: {{ include "guidepost.notesProbe" . | quote }}\n',
+    );
     const result = helmTemplate(['--show-only', 'templates/notes-probe.yaml', ...args], chart);
     if (result.status !== 0) throw new Error(`NOTES.txt does not render:\n${result.stderr}`);
     return parseManifests(result.stdout)[0].data!.notes;
@@ -216,7 +242,9 @@ function callersFromCode(role: Role): Role[] {
 
 /** Every topic of the contracts by the name the code imports it under, so that a new subscription needs no change here. */
 const CONTRACT_TOPICS: Record<string, Topic> = Object.fromEntries(
-  Object.entries(contractEvents as Record<string, unknown>).filter((entry): entry is [string, Topic] => ALL_TOPICS.includes(entry[1] as Topic)),
+  Object.entries(contractEvents as Record<string, unknown>).filter((entry): entry is [string, Topic] =>
+    ALL_TOPICS.includes(entry[1] as Topic),
+  ),
 );
 
 /** Every `bus.subscribe({ topic, group })` of the ingestion service's code, with the group constant resolved. */
@@ -256,7 +284,11 @@ beforeAll(() => {
 describe('the Deployments', () => {
   it('run one role each, with both probes, requests and limits, a restricted context and the grace period', () => {
     const objects = render();
-    expect(ofKind(objects, 'Deployment').map((object) => object.metadata.name).sort()).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
+    expect(
+      ofKind(objects, 'Deployment')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual(ROLES.map((role) => `${FULLNAME}-${role}`).sort());
     for (const role of ROLES) {
       const deployment = named(objects, 'Deployment', `${FULLNAME}-${role}`);
       const pod = deployment.spec!.template!.spec;
@@ -271,15 +303,27 @@ describe('the Deployments', () => {
       expect(Object.keys(container.resources?.limits ?? {}).sort()).toEqual(['cpu', 'memory']);
       expect(Object.keys(container.resources?.requests ?? {}).sort()).toEqual(['cpu', 'memory']);
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true });
+      expect(container.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        runAsNonRoot: true,
+      });
       expect(container.securityContext?.capabilities?.drop).toContain('ALL');
       // What must be writable is an emptyDir.
       const emptyDirs = new Set((pod.volumes ?? []).filter((volume) => volume.emptyDir).map((volume) => volume.name));
-      expect(container.volumeMounts?.filter((mount) => emptyDirs.has(mount.name)).map((mount) => mount.mountPath).sort()).toEqual(['/data', '/tmp']);
+      expect(
+        container.volumeMounts
+          ?.filter((mount) => emptyDirs.has(mount.name))
+          .map((mount) => mount.mountPath)
+          .sort(),
+      ).toEqual(['/data', '/tmp']);
       // 25 s of shutdown grace (the default), then 5 s of preStop sleep and a 5 s margin.
       expect(container.lifecycle?.preStop?.sleep?.seconds).toBe(5);
       expect(pod.terminationGracePeriodSeconds).toBe(35);
-      expect(pod.topologySpreadConstraints?.map((constraint) => constraint.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+      expect(pod.topologySpreadConstraints?.map((constraint) => constraint.topologyKey)).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
       for (const constraint of pod.topologySpreadConstraints ?? []) expect(constraint.labelSelector.matchLabels).toEqual(podLabels(role));
       expect(named(objects, 'ServiceAccount', `${FULLNAME}-${role}`)).toBeDefined();
       const budget = named(objects, 'PodDisruptionBudget', `${FULLNAME}-${role}`);
@@ -289,9 +333,11 @@ describe('the Deployments', () => {
     }
   });
 
-  it('size V8\'s heap for the pod: the chart\'s NODE_OPTIONS, a role\'s own instead when it sets one', () => {
+  it("size V8's heap for the pod: the chart's NODE_OPTIONS, a role's own instead when it sets one", () => {
     const nodeOptions = (objects: K8sObject[], role: Role): string | undefined =>
-      named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers[0].env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value;
+      named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers[0].env?.find(
+        (variable) => variable.name === 'NODE_OPTIONS',
+      )?.value;
     const defaults = render();
     for (const role of ROLES) expect(nodeOptions(defaults, role)).toBe('--max-old-space-size=160 --max-semi-space-size=4');
     const ingestionOwn = render('--set', 'roles.ingestion.nodeOptions=--max-old-space-size=640');
@@ -305,7 +351,8 @@ describe('the Deployments', () => {
     const objects = render('--set', 'config.shutdownGraceMs=60500');
     const config = named(objects, 'ConfigMap', `${FULLNAME}-config`);
     expect(config.data!.GUIDEPOST_SHUTDOWN_GRACE_MS).toBe('60500');
-    for (const deployment of ofKind(objects, 'Deployment')) expect(deployment.spec!.template!.spec.terminationGracePeriodSeconds).toBe(61 + 5 + 5);
+    for (const deployment of ofKind(objects, 'Deployment'))
+      expect(deployment.spec!.template!.spec.terminationGracePeriodSeconds).toBe(61 + 5 + 5);
   });
 
   it('give every process the settings its host requires, with the service URLs of the in-cluster Services', () => {
@@ -327,7 +374,8 @@ describe('the Deployments', () => {
   });
 
   it('write links with a base URL clients can reach: the one given, else the Ingress host, else the gateway Service', () => {
-    const publicUrl = (...args: string[]): string | undefined => named(render(...args), 'ConfigMap', `${FULLNAME}-config`).data!.GUIDEPOST_PUBLIC_URL;
+    const publicUrl = (...args: string[]): string | undefined =>
+      named(render(...args), 'ConfigMap', `${FULLNAME}-config`).data!.GUIDEPOST_PUBLIC_URL;
     expect(publicUrl()).toBe(`http://${FULLNAME}-gateway.${NAMESPACE}.svc.cluster.local:8080`);
     expect(publicUrl('--set', 'ingress.enabled=true')).toBe('http://guidepost.example.com');
     const tls = ['--set', 'ingress.tls[0].secretName=tls', '--set', 'ingress.tls[0].hosts[0]=guidepost.example.com'];
@@ -337,20 +385,31 @@ describe('the Deployments', () => {
 });
 
 /** The container port a Service port leads to (by name), in the Deployment of the pods it selects. */
-function containerPortBehind(objects: K8sObject[], service: K8sObject, servicePort: ServicePort): { role: string; name: string; containerPort: number } {
+function containerPortBehind(
+  objects: K8sObject[],
+  service: K8sObject,
+  servicePort: ServicePort,
+): { role: string; name: string; containerPort: number } {
   const role = (service.spec!.selector as Labels)['app.kubernetes.io/component'];
   const [container] = named(objects, 'Deployment', `${FULLNAME}-${role}`).spec!.template!.spec.containers;
   const port = container.ports?.find((candidate) => candidate.name === servicePort.targetPort);
-  if (!port) throw new Error(`${service.metadata.name}: port ${servicePort.name} leads to no container port named ${String(servicePort.targetPort)}`);
+  if (!port)
+    throw new Error(
+      `${service.metadata.name}: port ${servicePort.name} leads to no container port named ${String(servicePort.targetPort)}`,
+    );
   return { role, name: port.name, containerPort: port.containerPort };
 }
 
 const gatewayEnv = (objects: K8sObject[], name: string): string | undefined =>
-  named(objects, 'Deployment', `${FULLNAME}-gateway`).spec!.template!.spec.containers[0].env?.find((variable) => variable.name === name)?.value;
+  named(objects, 'Deployment', `${FULLNAME}-gateway`).spec!.template!.spec.containers[0].env?.find((variable) => variable.name === name)
+    ?.value;
 
 describe('the public API and the admin API', () => {
-  it('the default Ingress routes /v2, /openapi.json and /docs only, to the gateway\'s public port: no /admin, no /metrics', () => {
-    for (const args of [['--set', 'ingress.enabled=true'], ['-f', path.join(CHART, 'values-production.yaml')]]) {
+  it("the default Ingress routes /v2, /openapi.json and /docs only, to the gateway's public port: no /admin, no /metrics", () => {
+    for (const args of [
+      ['--set', 'ingress.enabled=true'],
+      ['-f', path.join(CHART, 'values-production.yaml')],
+    ]) {
       const objects = render(...args);
       const paths = named(objects, 'Ingress', FULLNAME).spec!.rules!.flatMap((rule) => rule.http.paths);
       expect(paths.map((entry) => entry.path)).toEqual(['/v2', '/openapi.json', '/docs']);
@@ -359,7 +418,7 @@ describe('the public API and the admin API', () => {
     }
   });
 
-  it('the gateway\'s public Service leads only to the port that does not serve the admin API or /metrics', () => {
+  it("the gateway's public Service leads only to the port that does not serve the admin API or /metrics", () => {
     expect(source('libs/platform/config/src/config.schema.ts')).toMatch(/GUIDEPOST_ADMIN_PORT: Type\.Optional/);
     const objects = render('--set', 'service.type=LoadBalancer');
     const config = named(objects, 'ConfigMap', `${FULLNAME}-config`);
@@ -373,7 +432,7 @@ describe('the public API and the admin API', () => {
     expect(config.data!.GUIDEPOST_PORT).toBe('8080');
   });
 
-  it('the admin API and the gateway\'s /metrics have a ClusterIP Service of their own, on GUIDEPOST_ADMIN_PORT', () => {
+  it("the admin API and the gateway's /metrics have a ClusterIP Service of their own, on GUIDEPOST_ADMIN_PORT", () => {
     const objects = render('--set', 'service.type=LoadBalancer', '--set', 'service.adminPort=9191');
     const adminService = named(objects, 'Service', `${FULLNAME}-gateway-admin`);
     expect(adminService.spec!.type).toBe('ClusterIP');
@@ -392,7 +451,9 @@ describe('the public API and the admin API', () => {
   });
 
   it('refuses an admin port that is the HTTP port, and GUIDEPOST_ADMIN_PORT in config.extraEnv', () => {
-    expect(renderError('--set', 'service.adminPort=8080')).toContain("service.adminPort (8080) is service.port: the gateway's admin API needs a port of its own");
+    expect(renderError('--set', 'service.adminPort=8080')).toContain(
+      "service.adminPort (8080) is service.port: the gateway's admin API needs a port of its own",
+    );
     expect(renderError('--set', 'config.extraEnv.GUIDEPOST_ADMIN_PORT=9999')).toContain("invalid propertyName 'GUIDEPOST_ADMIN_PORT'");
   });
 });
@@ -404,7 +465,8 @@ describe('secrets', () => {
     expect(configMaps.length).toBeGreaterThan(0);
     const everyConfigValue = configMaps.flatMap((configMap) => Object.entries(configMap.data ?? {}).flat()).join('\n');
     for (const value of Object.values(SECRET_VALUES)) expect(everyConfigValue).not.toContain(value);
-    for (const key of ['TOKEN', 'DATABASE_URL', 'CLICKHOUSE_URL', 'ACCESS_KEY', 'SECRET_KEY', 'SMTP_URL']) expect(everyConfigValue).not.toContain(key);
+    for (const key of ['TOKEN', 'DATABASE_URL', 'CLICKHOUSE_URL', 'ACCESS_KEY', 'SECRET_KEY', 'SMTP_URL'])
+      expect(everyConfigValue).not.toContain(key);
     const secret = named(objects, 'Secret', `${FULLNAME}-secrets`);
     const decoded = Object.values(secret.data!).map((value) => Buffer.from(value, 'base64').toString('utf8'));
     expect(decoded.sort()).toEqual(Object.values(SECRET_VALUES).sort());
@@ -431,7 +493,9 @@ describe('secrets', () => {
     expect(Object.keys(secret.data ?? {})).not.toEqual(expect.arrayContaining(['GUIDEPOST_ADMIN_TOKEN']));
     expect(Object.keys(secret.data ?? {})).not.toEqual(expect.arrayContaining(['GUIDEPOST_INTERNAL_TOKEN']));
     // The operator is told what to set; not when the tokens are given, or the Secret is theirs.
-    expect(renderNotes()).toContain('secrets.adminToken (GUIDEPOST_ADMIN_TOKEN), secrets.internalToken (GUIDEPOST_INTERNAL_TOKEN) are left out');
+    expect(renderNotes()).toContain(
+      'secrets.adminToken (GUIDEPOST_ADMIN_TOKEN), secrets.internalToken (GUIDEPOST_INTERNAL_TOKEN) are left out',
+    );
     expect(renderNotes(...withSecrets)).not.toContain('left out');
     expect(renderNotes('--set', 'secrets.existingSecret=mine')).not.toContain('left out');
     expect(renderNotes()).toContain(`port-forward svc/${FULLNAME}-gateway-admin 9090:9090`);
@@ -459,12 +523,18 @@ describe('secrets', () => {
       GUIDEPOST_ADMIN_TOKEN: Buffer.from('kept-admin-token-0123456789').toString('base64'),
       GUIDEPOST_INTERNAL_TOKEN: Buffer.from('kept-internal-token-0123456789abcdef').toString('base64'),
     };
-    const cluster = await startFakeCluster(NAMESPACE, { [`${FULLNAME}-secrets`]: { ...kept, GUIDEPOST_DATABASE_URL: Buffer.from('postgresql://old').toString('base64') } });
+    const cluster = await startFakeCluster(NAMESPACE, {
+      [`${FULLNAME}-secrets`]: { ...kept, GUIDEPOST_DATABASE_URL: Buffer.from('postgresql://old').toString('base64') },
+    });
     try {
       for (let render = 0; render < 2; render += 1) {
         expect(named(await renderSeeing(cluster), 'Secret', `${FULLNAME}-secrets`).data).toEqual(kept);
       }
-      const given = named(await renderSeeing(cluster, '--set-string', 'secrets.adminToken=given-admin-token-0123456789'), 'Secret', `${FULLNAME}-secrets`).data!;
+      const given = named(
+        await renderSeeing(cluster, '--set-string', 'secrets.adminToken=given-admin-token-0123456789'),
+        'Secret',
+        `${FULLNAME}-secrets`,
+      ).data!;
       expect(given).toEqual({ ...kept, GUIDEPOST_ADMIN_TOKEN: Buffer.from('given-admin-token-0123456789').toString('base64') });
     } finally {
       await cluster.close();
@@ -472,14 +542,19 @@ describe('secrets', () => {
   });
 
   it('refuse a secret setting in config.extraEnv', () => {
-    expect(renderError('--set', 'config.extraEnv.GUIDEPOST_ADMIN_TOKEN=abcdefabcdefabcdef')).toContain("invalid propertyName 'GUIDEPOST_ADMIN_TOKEN'");
+    expect(renderError('--set', 'config.extraEnv.GUIDEPOST_ADMIN_TOKEN=abcdefabcdefabcdef')).toContain(
+      "invalid propertyName 'GUIDEPOST_ADMIN_TOKEN'",
+    );
   });
 });
 
 describe('the NetworkPolicies', () => {
-  it('select each role\'s pods and admit only its callers (from the code) and Prometheus; the gateway alone is open', () => {
+  it("select each role's pods and admit only its callers (from the code) and Prometheus; the gateway alone is open", () => {
     const objects = render();
-    const prometheus = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
+    const prometheus = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+    };
     expect(callersFromCode('ingestion').sort()).toEqual(['gateway', 'profile', 'segment']);
     for (const role of ROLES) {
       const policy = named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`);
@@ -496,20 +571,28 @@ describe('the NetworkPolicies', () => {
       } else {
         for (const rule of rules) expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
         expect(rules.every((rule) => rule.from !== undefined && rule.from.length > 0)).toBe(true);
-        const podCallers = peers.filter((peer) => !peer.namespaceSelector).map((peer) => peer.podSelector!.matchLabels!['app.kubernetes.io/component']);
+        const podCallers = peers
+          .filter((peer) => !peer.namespaceSelector)
+          .map((peer) => peer.podSelector!.matchLabels!['app.kubernetes.io/component']);
         expect(podCallers.sort()).toEqual(callersFromCode(role).sort());
-        for (const peer of peers.filter((peer) => !peer.namespaceSelector)) expect(peer.podSelector!.matchLabels).toEqual(podLabels(peer.podSelector!.matchLabels!['app.kubernetes.io/component']));
+        for (const peer of peers.filter((peer) => !peer.namespaceSelector))
+          expect(peer.podSelector!.matchLabels).toEqual(podLabels(peer.podSelector!.matchLabels!['app.kubernetes.io/component']));
       }
       expect(peers.filter((peer) => peer.namespaceSelector)).toEqual([prometheus]);
     }
   });
 
-  it('admit to the gateway\'s admin port only the peers named in values, never everyone', () => {
+  it("admit to the gateway's admin port only the peers named in values, never everyone", () => {
     const adminRules = (...args: string[]) =>
-      named(render(...args), 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!.filter((rule) => rule.ports?.some((port) => port.port === 'admin'));
+      named(render(...args), 'NetworkPolicy', `${FULLNAME}-gateway`).spec!.ingress!.filter((rule) =>
+        rule.ports?.some((port) => port.port === 'admin'),
+      );
     const controller = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-internal' } } };
     const [rule] = adminRules('--set-json', `networkPolicy.adminFrom=${JSON.stringify([controller])}`);
-    expect(rule.from).toEqual([controller, expect.objectContaining({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } })]);
+    expect(rule.from).toEqual([
+      controller,
+      expect.objectContaining({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }),
+    ]);
     // No peer at all: no rule (a rule without `from` would admit every address).
     expect(adminRules('--set-json', 'networkPolicy.metricsFrom=[]')).toEqual([]);
   });
@@ -533,11 +616,18 @@ function storesFromCode(role: Role): string[] {
 }
 
 /** The default ports of each egress destination (config.kafkaBrokers kafka:9092, config.s3Endpoint http://minio:9000). */
-const STORE_PORTS: Record<string, string> = { dns: '53/UDP 53/TCP', postgresql: '5432/TCP', kafka: '9092/TCP', clickhouse: '8123/TCP', s3: '9000/TCP', smtp: '587/TCP 465/TCP' };
+const STORE_PORTS: Record<string, string> = {
+  dns: '53/UDP 53/TCP',
+  postgresql: '5432/TCP',
+  kafka: '9092/TCP',
+  clickhouse: '8123/TCP',
+  s3: '9000/TCP',
+  smtp: '587/TCP 465/TCP',
+};
 const portsOf = (rule: EgressRule): string => (rule.ports ?? []).map((port) => `${port.port}/${port.protocol ?? 'TCP'}`).join(' ');
 const egressOf = (objects: K8sObject[], name: string): EgressRule[] => named(objects, 'NetworkPolicy', name).spec!.egress ?? [];
 
-describe('the NetworkPolicies\' egress', () => {
+describe("the NetworkPolicies' egress", () => {
   it('lets each role reach only the roles it calls (from the code), DNS, PostgreSQL, Kafka and the stores its code uses', () => {
     const objects = render();
     expect(storesFromCode('ingestion')).toEqual(['dns', 'postgresql', 'kafka', 'clickhouse', 's3', 'smtp']);
@@ -555,19 +645,29 @@ describe('the NetworkPolicies\' egress', () => {
         expect(rules[0].to).toEqual(callees.map((callee) => ({ podSelector: { matchLabels: podLabels(callee) } })));
       }
       // The defaults name no addresses (any address, on the store's ports only): values narrow them.
-      expect(stores.map((rule) => ({ ports: portsOf(rule), to: rule.to }))).toEqual(storesFromCode(role).map((store) => ({ ports: STORE_PORTS[store], to: undefined })));
+      expect(stores.map((rule) => ({ ports: portsOf(rule), to: rule.to }))).toEqual(
+        storesFromCode(role).map((store) => ({ ports: STORE_PORTS[store], to: undefined })),
+      );
     }
-    expect(ROLES.filter((role) => ROLES.some((callee) => callersFromCode(callee).includes(role))).sort()).toEqual(['gateway', 'profile', 'segment']);
+    expect(ROLES.filter((role) => ROLES.some((callee) => callersFromCode(callee).includes(role))).sort()).toEqual([
+      'gateway',
+      'profile',
+      'segment',
+    ]);
   });
 
-  it('takes each destination\'s peers and ports from values, and the Kafka and S3 ports from the configuration by default', () => {
+  it("takes each destination's peers and ports from values, and the Kafka and S3 ports from the configuration by default", () => {
     const postgresql = { to: [{ ipBlock: { cidr: '10.0.5.0/24' } }], ports: [{ port: 6432, protocol: 'TCP' }] };
     const extra = { to: [{ ipBlock: { cidr: '10.9.9.9/32' } }], ports: [{ port: 4317, protocol: 'TCP' }] };
     const objects = render(
-      '--set-json', `networkPolicy.egress.postgresql=${JSON.stringify(postgresql)}`,
-      '--set-json', `networkPolicy.egress.extra=${JSON.stringify([extra])}`,
-      '--set', 'config.kafkaBrokers=kafka-0:9093\\,kafka-1:9094\\,kafka-2:9093',
-      '--set', 'config.s3Endpoint=https://s3.eu-west-1.amazonaws.com',
+      '--set-json',
+      `networkPolicy.egress.postgresql=${JSON.stringify(postgresql)}`,
+      '--set-json',
+      `networkPolicy.egress.extra=${JSON.stringify([extra])}`,
+      '--set',
+      'config.kafkaBrokers=kafka-0:9093\\,kafka-1:9094\\,kafka-2:9093',
+      '--set',
+      'config.s3Endpoint=https://s3.eu-west-1.amazonaws.com',
     );
     const rules = egressOf(objects, `${FULLNAME}-ingestion`);
     expect(rules).toContainEqual(postgresql);
@@ -575,7 +675,9 @@ describe('the NetworkPolicies\' egress', () => {
     expect(rules.map(portsOf)).toEqual(expect.arrayContaining(['9093/TCP 9094/TCP', '443/TCP']));
     expect(rules.map(portsOf)).not.toContain('5432/TCP');
     const production = render('-f', path.join(CHART, 'values-production.yaml'));
-    for (const role of ROLES) for (const rule of egressOf(production, `${FULLNAME}-${role}`)) if (portsOf(rule) !== '443/TCP') expect(rule.to?.length).toBeGreaterThan(0);
+    for (const role of ROLES)
+      for (const rule of egressOf(production, `${FULLNAME}-${role}`))
+        if (portsOf(rule) !== '443/TCP') expect(rule.to?.length).toBeGreaterThan(0);
   });
 
   it('keeps the migrations Job to DNS, PostgreSQL and ClickHouse, and lets nothing reach it', () => {
@@ -587,7 +689,13 @@ describe('the NetworkPolicies\' egress', () => {
     expect(policy.spec!.ingress).toBeUndefined();
     expect(policy.spec!.egress!.map(portsOf)).toEqual([STORE_PORTS.dns, STORE_PORTS.postgresql, STORE_PORTS.clickhouse]);
     // The roles' policies do not select it.
-    for (const role of ROLES) expect(matches(named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`).spec!.podSelector!.matchLabels, job.spec!.template!.metadata!.labels)).toBe(false);
+    for (const role of ROLES)
+      expect(
+        matches(
+          named(objects, 'NetworkPolicy', `${FULLNAME}-${role}`).spec!.podSelector!.matchLabels,
+          job.spec!.template!.metadata!.labels,
+        ),
+      ).toBe(false);
   });
 
   it('leaves egress open when networkPolicy.egress.enabled is false', () => {
@@ -623,19 +731,25 @@ describe('scaling', () => {
     for (const role of ['gateway', 'ingestion']) {
       const hpa = named(objects, 'HorizontalPodAutoscaler', `${FULLNAME}-${role}`);
       expect(hpa.spec!.scaleTargetRef!.name).toBe(`${FULLNAME}-${role}`);
-      expect(hpa.spec!.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+      expect(hpa.spec!.metrics).toEqual([
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+      ]);
     }
     expect(named(objects, 'HorizontalPodAutoscaler', `${FULLNAME}-ingestion`).spec!.maxReplicas).toBeLessThanOrEqual(6);
   });
 
   it('refuses more ingestion replicas than partitions', () => {
-    expect(renderError('--set', 'roles.ingestion.autoscaling.maxReplicas=8')).toContain('roles.ingestion.autoscaling.maxReplicas (8) is above config.kafkaTopicPartitions (6)');
-    expect(renderError('--set', 'roles.ingestion.autoscaling.enabled=false', '--set', 'roles.ingestion.replicas=7')).toContain('roles.ingestion.replicas (7) is above config.kafkaTopicPartitions (6)');
+    expect(renderError('--set', 'roles.ingestion.autoscaling.maxReplicas=8')).toContain(
+      'roles.ingestion.autoscaling.maxReplicas (8) is above config.kafkaTopicPartitions (6)',
+    );
+    expect(renderError('--set', 'roles.ingestion.autoscaling.enabled=false', '--set', 'roles.ingestion.replicas=7')).toContain(
+      'roles.ingestion.replicas (7) is above config.kafkaTopicPartitions (6)',
+    );
   });
 });
 
 describe('the migrations', () => {
-  it('are a pre-install and pre-upgrade hook Job running every role\'s migrate, in order', () => {
+  it("are a pre-install and pre-upgrade hook Job running every role's migrate, in order", () => {
     const objects = render(...withSecrets);
     const job = named(objects, 'Job', `${FULLNAME}-migrations`);
     expect(job.metadata.annotations!['helm.sh/hook'].split(',').sort()).toEqual(['pre-install', 'pre-upgrade']);
@@ -643,7 +757,9 @@ describe('the migrations', () => {
     const steps = [...(pod.initContainers ?? []), ...pod.containers];
     expect(steps.map((step) => step.command)).toEqual(ROLES.map((role) => ['node', `dist/apps/${ENTRY[role]}/src/main.js`, 'migrate']));
     const ingestion = steps[steps.length - 1];
-    expect(ingestion.env?.map((variable) => variable.name)).toEqual(expect.arrayContaining(['GUIDEPOST_DATABASE_URL', 'GUIDEPOST_CLICKHOUSE_URL']));
+    expect(ingestion.env?.map((variable) => variable.name)).toEqual(
+      expect.arrayContaining(['GUIDEPOST_DATABASE_URL', 'GUIDEPOST_CLICKHOUSE_URL']),
+    );
     for (const step of steps) expect(step.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
     // What the Job needs exists before it: hooks with a lower weight.
     const jobWeight = Number(job.metadata.annotations!['helm.sh/hook-weight']);
@@ -653,7 +769,11 @@ describe('the migrations', () => {
       expect(Number(dependency.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(jobWeight);
     }
     // The serving replicas never migrate.
-    expect(ofKind(objects, 'Deployment').flatMap((deployment) => deployment.spec!.template!.spec.containers.map((container) => container.command.join(' ')))).not.toContain('migrate');
+    expect(
+      ofKind(objects, 'Deployment').flatMap((deployment) =>
+        deployment.spec!.template!.spec.containers.map((container) => container.command.join(' ')),
+      ),
+    ).not.toContain('migrate');
   });
 });
 
@@ -667,12 +787,23 @@ describe('options', () => {
 
   it('exposes the admin API on purpose only: an Ingress of its own to the admin Service, /admin and never /metrics', () => {
     expect(ofKind(render('--set', 'ingress.enabled=true'), 'Ingress').map((ingress) => ingress.metadata.name)).toEqual([FULLNAME]);
-    const objects = render('--set', 'adminIngress.enabled=true', '--set', 'adminIngress.className=internal', '--set', 'adminIngress.hosts[0].host=admin.example.com');
+    const objects = render(
+      '--set',
+      'adminIngress.enabled=true',
+      '--set',
+      'adminIngress.className=internal',
+      '--set',
+      'adminIngress.hosts[0].host=admin.example.com',
+    );
     const ingress = named(objects, 'Ingress', `${FULLNAME}-admin`);
     expect(ingress.spec!.rules).toEqual([
       {
         host: 'admin.example.com',
-        http: { paths: [{ path: '/admin', pathType: 'Prefix', backend: { service: { name: `${FULLNAME}-gateway-admin`, port: { name: 'admin' } } } }] },
+        http: {
+          paths: [
+            { path: '/admin', pathType: 'Prefix', backend: { service: { name: `${FULLNAME}-gateway-admin`, port: { name: 'admin' } } } },
+          ],
+        },
       },
     ]);
     // Only the admin Ingress: the public one stays off unless asked for.
@@ -684,7 +815,10 @@ describe('options', () => {
     const objects = render('--set', 'monitoring.serviceMonitor.enabled=true');
     const monitor = named(objects, 'ServiceMonitor', FULLNAME);
     const endpoints = monitor.spec!.endpoints!;
-    expect(endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' }), expect.objectContaining({ port: 'admin', path: '/metrics' })]);
+    expect(endpoints).toEqual([
+      expect.objectContaining({ port: 'http', path: '/metrics' }),
+      expect.objectContaining({ port: 'admin', path: '/metrics' }),
+    ]);
     const selected = ofKind(objects, 'Service').filter((service) => matches(monitor.spec!.selector!.matchLabels!, service.metadata.labels));
     const services = ROLES.filter((role) => role !== 'gateway').map((role) => `${FULLNAME}-${role}`);
     expect(selected.map((service) => service.metadata.name).sort()).toEqual([...services, `${FULLNAME}-gateway-admin`].sort());
@@ -694,7 +828,9 @@ describe('options', () => {
     }
     // The dashboards and alerts select by guidepost_role, which the ServiceMonitor takes from each Service's component label.
     for (const endpoint of endpoints) {
-      expect(endpoint.relabelings).toEqual([{ sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'guidepost_role' }]);
+      expect(endpoint.relabelings).toEqual([
+        { sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'guidepost_role' },
+      ]);
     }
     expect(selected.map((service) => service.metadata.labels!['app.kubernetes.io/component']).sort()).toEqual([...ROLES].sort());
   });
@@ -702,25 +838,41 @@ describe('options', () => {
   it('ships every generated alert rule in a PrometheusRule, runbook links under the base URL, with the labels its Prometheus selects', () => {
     expect(ofKind(render(), 'PrometheusRule')).toEqual([]);
     const objects = render(
-      '--set', 'monitoring.prometheusRule.enabled=true',
-      '--set', 'monitoring.prometheusRule.labels.release=kube-prometheus-stack',
-      '--set', 'monitoring.prometheusRule.runbookBaseUrl=https://git.example.com/guidepost/blob/v1/',
+      '--set',
+      'monitoring.prometheusRule.enabled=true',
+      '--set',
+      'monitoring.prometheusRule.labels.release=kube-prometheus-stack',
+      '--set',
+      'monitoring.prometheusRule.runbookBaseUrl=https://git.example.com/guidepost/blob/v1/',
     );
     const rule = named(objects, 'PrometheusRule', FULLNAME);
     expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
-    const generated = JSON.parse(source('helm/guidepost/alerts/guidepost.rules.json')) as { groups: { rules: { alert: string; annotations: Labels }[] }[] };
+    const generated = JSON.parse(source('helm/guidepost/alerts/guidepost.rules.json')) as {
+      groups: { rules: { alert: string; annotations: Labels }[] }[];
+    };
     const rendered = rule.spec!.groups!.flatMap((group) => group.rules);
     const expected = generated.groups.flatMap((group) => group.rules);
     expect(rendered.map((entry) => entry.alert)).toEqual(expected.map((entry) => entry.alert));
     expect(rendered.length).toBeGreaterThanOrEqual(7);
     for (const [index, entry] of rendered.entries()) {
-      expect(entry).toEqual({ ...expected[index], annotations: { ...expected[index].annotations, runbook_url: `https://git.example.com/guidepost/blob/v1/${expected[index].annotations.runbook_url}` } });
+      expect(entry).toEqual({
+        ...expected[index],
+        annotations: {
+          ...expected[index].annotations,
+          runbook_url: `https://git.example.com/guidepost/blob/v1/${expected[index].annotations.runbook_url}`,
+        },
+      });
     }
   });
 
   it('ships every generated dashboard as a ConfigMap the Grafana sidecar picks up', () => {
     expect(ofKind(render(), 'ConfigMap').filter((map) => map.metadata.name.includes('dashboard'))).toEqual([]);
-    const objects = render('--set', 'monitoring.dashboards.enabled=true', '--set', 'monitoring.dashboards.annotations.grafana_folder=Guidepost');
+    const objects = render(
+      '--set',
+      'monitoring.dashboards.enabled=true',
+      '--set',
+      'monitoring.dashboards.annotations.grafana_folder=Guidepost',
+    );
     const dashboards = readdirSync(path.join(CHART, 'dashboards')).filter((file) => file.endsWith('.json'));
     expect(dashboards.length).toBe(4);
     for (const file of dashboards) {
@@ -734,9 +886,9 @@ describe('options', () => {
 });
 
 describe('values.schema.json', () => {
-  it('fails a wrong value with the schema\'s message', () => {
+  it("fails a wrong value with the schema's message", () => {
     const message = renderError('--set', 'roles.gateway.replicas=-1');
-    expect(message).toContain('values don\'t meet the specifications of the schema');
+    expect(message).toContain("values don't meet the specifications of the schema");
     expect(message).toMatch(/roles\/gateway\/replicas|roles\.gateway\.replicas/);
     expect(renderError('--set', 'config.logLevel=loud')).toMatch(/logLevel/);
     expect(renderError('--set', 'securityContext.readOnlyRootFilesystem=false')).toMatch(/readOnlyRootFilesystem/);

@@ -30,16 +30,38 @@ export async function startFakeCluster(namespace: string, secrets: Record<string
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
-    const secretOf = (name: string) => ({ kind: 'Secret', apiVersion: 'v1', metadata: { name, namespace }, type: 'Opaque', data: secrets[name] });
+    const secretOf = (name: string) => ({
+      kind: 'Secret',
+      apiVersion: 'v1',
+      metadata: { name, namespace },
+      type: 'Opaque',
+      data: secrets[name],
+    });
     if (url.pathname === '/api/v1') {
-      return answer(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs: ['get', 'list'] }] });
+      return answer(200, {
+        kind: 'APIResourceList',
+        groupVersion: 'v1',
+        resources: [{ name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs: ['get', 'list'] }],
+      });
     }
     const match = new RegExp(`^/api/v1/namespaces/${namespace}/secrets(?:/([^/]+))?$`).exec(url.pathname);
     if (match && match[1] === undefined) {
-      return answer(200, { kind: 'SecretList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: Object.keys(secrets).map(secretOf) });
+      return answer(200, {
+        kind: 'SecretList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '1' },
+        items: Object.keys(secrets).map(secretOf),
+      });
     }
     if (match && secrets[match[1]]) return answer(200, secretOf(match[1]));
-    answer(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, details: { name: match?.[1], kind: 'secrets' } });
+    answer(404, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'NotFound',
+      code: 404,
+      details: { name: match?.[1], kind: 'secrets' },
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -6,11 +6,22 @@ import { DataSource } from 'typeorm';
 import { CONTENT_DATABASE } from '@guidepost/content';
 import { GATEWAY_DATABASE } from '@guidepost/gateway';
 import { INGESTION_DATABASE } from '@guidepost/ingestion';
-import { migrateServiceDatabase, type RunningPostgres, type ServiceDatabaseOptions, startEmbeddedPostgres } from '@guidepost/platform-database';
+import {
+  migrateServiceDatabase,
+  type RunningPostgres,
+  type ServiceDatabaseOptions,
+  startEmbeddedPostgres,
+} from '@guidepost/platform-database';
 import { PROFILE_DATABASE } from '@guidepost/profile';
 import { SEGMENT_DATABASE } from '@guidepost/segment';
 
-const SERVICES: readonly ServiceDatabaseOptions[] = [GATEWAY_DATABASE, CONTENT_DATABASE, SEGMENT_DATABASE, PROFILE_DATABASE, INGESTION_DATABASE];
+const SERVICES: readonly ServiceDatabaseOptions[] = [
+  GATEWAY_DATABASE,
+  CONTENT_DATABASE,
+  SEGMENT_DATABASE,
+  PROFILE_DATABASE,
+  INGESTION_DATABASE,
+];
 /** The superuser's password in every data folder made before passwords were generated. */
 const LEGACY_PASSWORD = 'guidepost';
 const QUIET = { log: () => undefined, warn: () => undefined };
@@ -46,7 +57,10 @@ describe('the embedded PostgreSQL', () => {
       const file = join(dataDir, 'postgres.passwords.json');
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const passwords = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
-      expect(passwords).toEqual({ superuser: expect.stringMatching(/^[0-9a-f]{64}$/), application: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(passwords).toEqual({
+        superuser: expect.stringMatching(/^[0-9a-f]{64}$/),
+        application: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       expect(decodeURIComponent(new URL(postgres.url).password)).toBe(passwords['application']);
       await expect(connectAs(postgres.superuserUrl, { password: LEGACY_PASSWORD })).rejects.toMatchObject({ code: '28P01' });
     });
@@ -97,7 +111,13 @@ describe('the embedded PostgreSQL', () => {
     it('lets the application migrate its schemas further, down and up again', async () => {
       for (const service of SERVICES) {
         expect(await migrateServiceDatabase(postgres.url, service)).toEqual([]);
-        const migrating = await new DataSource({ type: 'postgres', url: postgres.url, schema: service.schema, migrations: service.migrations, migrationsTableName: 'migrations' }).initialize();
+        const migrating = await new DataSource({
+          type: 'postgres',
+          url: postgres.url,
+          schema: service.schema,
+          migrations: service.migrations,
+          migrationsTableName: 'migrations',
+        }).initialize();
         try {
           await migrating.undoLastMigration({ transaction: 'each' });
           expect(await migrating.runMigrations({ transaction: 'each' })).toHaveLength(1);
@@ -133,10 +153,15 @@ describe('the embedded PostgreSQL', () => {
  * its own database.
  */
 async function expectApplicationRoleConfined(postgres: RunningPostgres): Promise<void> {
-  expect(await queryAs(postgres.url, 'SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname = current_user')).toEqual([
-    { rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolbypassrls: false },
-  ]);
-  expect(await queryAs(postgres.url, 'SELECT pg_get_userbyid(datdba) = current_user AS owner FROM pg_database WHERE datname = current_database()')).toEqual([{ owner: true }]);
+  expect(
+    await queryAs(postgres.url, 'SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname = current_user'),
+  ).toEqual([{ rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolbypassrls: false }]);
+  expect(
+    await queryAs(
+      postgres.url,
+      'SELECT pg_get_userbyid(datdba) = current_user AS owner FROM pg_database WHERE datname = current_database()',
+    ),
+  ).toEqual([{ owner: true }]);
   await expect(queryAs(postgres.url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
   await expect(queryAs(postgres.url, `SELECT pg_read_file('postgresql.conf')`)).rejects.toMatchObject({ code: '42501' });
   await expect(connectAs(postgres.url, { database: 'postgres' })).rejects.toMatchObject({ code: '42501' });

@@ -19,7 +19,8 @@ export default async function globalSetup(): Promise<void> {
   register({ baseUrl: workspace.absoluteBaseUrl, paths: workspace.paths });
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded once the aliases they use resolve */
   const { startEmbeddedPostgres } = require('@guidepost/platform-database') as typeof import('@guidepost/platform-database');
-  const { MEDIUM_POSTGRES_SUPERUSER_URL, MEDIUM_POSTGRES_URL } = require('@guidepost/platform-database/testing') as typeof import('@guidepost/platform-database/testing');
+  const { MEDIUM_POSTGRES_SUPERUSER_URL, MEDIUM_POSTGRES_URL } =
+    require('@guidepost/platform-database/testing') as typeof import('@guidepost/platform-database/testing');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dataDir = await mkdtemp(join(tmpdir(), 'guidepost-medium-'));
   mediumRun.dataDir = dataDir;
@@ -38,7 +39,8 @@ async function forgoDurability(url: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    for (const setting of ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']) await client.query(`ALTER SYSTEM SET ${setting}`);
+    for (const setting of ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off'])
+      await client.query(`ALTER SYSTEM SET ${setting}`);
     await client.query('SELECT pg_reload_conf()');
   } finally {
     await client.end();

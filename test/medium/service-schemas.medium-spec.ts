@@ -8,15 +8,26 @@ import { openServiceDatabase, type OpenServiceDatabase } from '@guidepost/platfo
 import { PROFILE_DATABASE } from '@guidepost/profile';
 import { SEGMENT_DATABASE } from '@guidepost/segment';
 
-const SERVICES: readonly ServiceDatabaseOptions[] = [GATEWAY_DATABASE, CONTENT_DATABASE, SEGMENT_DATABASE, PROFILE_DATABASE, INGESTION_DATABASE];
+const SERVICES: readonly ServiceDatabaseOptions[] = [
+  GATEWAY_DATABASE,
+  CONTENT_DATABASE,
+  SEGMENT_DATABASE,
+  PROFILE_DATABASE,
+  INGESTION_DATABASE,
+];
 
 async function indexesOf(dataSource: DataSource, schema: string): Promise<string[]> {
-  const rows: { indexname: string }[] = await dataSource.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`, [schema]);
+  const rows: { indexname: string }[] = await dataSource.query(
+    `SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`,
+    [schema],
+  );
   return rows.map((row) => row.indexname);
 }
 
 async function tablesOf(dataSource: DataSource, schema: string): Promise<string[]> {
-  const rows: { tablename: string }[] = await dataSource.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [schema]);
+  const rows: { tablename: string }[] = await dataSource.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [
+    schema,
+  ]);
   return rows.map((row) => row.tablename);
 }
 
@@ -31,7 +42,9 @@ describe.each(SERVICES.map((service) => [service.schema, service] as const))('th
   afterAll(() => database?.release());
 
   it('is made by its migrations with the messaging tables and the indexes that prune them', async () => {
-    expect(await tablesOf(database.dataSource, schema)).toEqual(expect.arrayContaining(['dead_letters', 'migrations', 'outbox_messages', 'processed_messages']));
+    expect(await tablesOf(database.dataSource, schema)).toEqual(
+      expect.arrayContaining(['dead_letters', 'migrations', 'outbox_messages', 'processed_messages']),
+    );
     expect(await indexesOf(database.dataSource, schema)).toEqual(
       expect.arrayContaining(['dead_letters_replayed', 'outbox_messages_pending', 'outbox_messages_published', 'processed_messages_age']),
     );
@@ -46,7 +59,8 @@ describe.each(SERVICES.map((service) => [service.schema, service] as const))('th
       migrationsTableName: 'migrations',
     }).initialize();
     try {
-      for (let undone = 0; undone < (service.migrations as unknown[]).length; undone += 1) await migrating.undoLastMigration({ transaction: 'each' });
+      for (let undone = 0; undone < (service.migrations as unknown[]).length; undone += 1)
+        await migrating.undoLastMigration({ transaction: 'each' });
       expect(await tablesOf(migrating, schema)).toEqual(['migrations']);
       expect(await migrating.runMigrations({ transaction: 'each' })).toHaveLength((service.migrations as unknown[]).length);
       expect(await migrating.showMigrations()).toBe(false);
@@ -90,7 +104,12 @@ describe.each([
     const { manager } = database.dataSource;
     await copy.keepNewest(manager, announced('2026-01-02T00:00:00.000Z', ['newer']));
     await copy.keepNewest(manager, announced('2026-01-01T00:00:00.000Z', ['older']));
-    expect(await copy.find(manager, 'account-1')).toEqual({ mode: 'deny', eventNames: ['newer'], userProperties: ['email'], groupProperties: [] });
+    expect(await copy.find(manager, 'account-1')).toEqual({
+      mode: 'deny',
+      eventNames: ['newer'],
+      userProperties: ['email'],
+      groupProperties: [],
+    });
     await copy.keepNewest(manager, announced('2026-01-03T00:00:00.000Z', []));
     expect((await copy.find(manager, 'account-1'))?.eventNames).toEqual([]);
   });

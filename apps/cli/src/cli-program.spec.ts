@@ -93,7 +93,11 @@ describe('guidepost CLI', () => {
   it('prints a new key with its secret and a ready curl line', async () => {
     reply = () => ({ status: 201, body: { account_id: 'acme', key: 'k1', secret: 's1', created_at: '2025-01-01T00:00:00.000Z' } });
     await run(['keys', 'create', '--account', 'acme']);
-    expect(JSON.parse(stdout)).toMatchObject({ key: 'k1', secret: 's1', try_it: 'curl -u k1:s1 http://127.0.0.1:8080/v2/accounts/acme/flows' });
+    expect(JSON.parse(stdout)).toMatchObject({
+      key: 'k1',
+      secret: 's1',
+      try_it: 'curl -u k1:s1 http://127.0.0.1:8080/v2/accounts/acme/flows',
+    });
   });
 
   it('reports a Problem answer on stderr with exit code 1', async () => {
@@ -127,7 +131,9 @@ describe('guidepost CLI', () => {
     reply = () => ({ status: 200, body: { upserted: 1 } });
     const record = { id: 'r1', name: 'R', type: kind, steps: [] };
     expect(await run(['content', 'upsert', kind, '--account', 'acme', '--file', await jsonFile(`${kind}.json`, [record])])).toBe(0);
-    expect(calls).toEqual([expect.objectContaining({ method: 'PUT', url: `http://127.0.0.1:8080/admin/v1/accounts/acme/${kind}`, body: [record] })]);
+    expect(calls).toEqual([
+      expect.objectContaining({ method: 'PUT', url: `http://127.0.0.1:8080/admin/v1/accounts/acme/${kind}`, body: [record] }),
+    ]);
   });
 
   it('names every content kind in its help', async () => {
@@ -165,7 +171,11 @@ describe('guidepost CLI', () => {
     const rules = { mode: 'allow', event_names: ['signup'] };
     reply = () => ({ status: 200, body: rules });
     await run(['filtering-rules', 'set', '--account', 'acme', '--file', await jsonFile('rules.json', rules)]);
-    expect(calls[0]).toMatchObject({ method: 'PUT', url: 'http://127.0.0.1:8080/admin/v1/accounts/acme/ingestion_filtering_rules', body: rules });
+    expect(calls[0]).toMatchObject({
+      method: 'PUT',
+      url: 'http://127.0.0.1:8080/admin/v1/accounts/acme/ingestion_filtering_rules',
+      body: rules,
+    });
     expect(JSON.parse(stdout)).toEqual(rules);
   });
 
@@ -190,7 +200,16 @@ describe('guidepost CLI', () => {
     it("lists one service's page with the filters given", async () => {
       const page = { dead_letters: [deadLetter('ingestion', '7', '2026-01-01T00:00:00.000Z')], next_cursor: 'abc' };
       reply = () => ({ status: 200, body: page });
-      const args = ['dead-letters', 'list', '--service', 'ingestion', '--topic', 'guidepost.mail.mail-requested.v1', '--group', 'mail.sender'];
+      const args = [
+        'dead-letters',
+        'list',
+        '--service',
+        'ingestion',
+        '--topic',
+        'guidepost.mail.mail-requested.v1',
+        '--group',
+        'mail.sender',
+      ];
       expect(await run([...args, '--status', 'waiting', '--limit', '10', '--cursor', 'xyz'])).toBe(0);
       expect(calls).toEqual([
         {
@@ -214,7 +233,9 @@ describe('guidepost CLI', () => {
       };
       expect(await run(['dead-letters', 'list', '--limit', '2'])).toBe(0);
       expect(calls.map((call) => call.url)).toEqual(
-        ['gateway', 'content', 'segment', 'profile', 'ingestion'].map((service) => `http://127.0.0.1:8080/admin/v1/dead-letters/${service}?limit=2`),
+        ['gateway', 'content', 'segment', 'profile', 'ingestion'].map(
+          (service) => `http://127.0.0.1:8080/admin/v1/dead-letters/${service}?limit=2`,
+        ),
       );
       const printed = JSON.parse(stdout) as { dead_letters: { service: string; id: string }[]; more: boolean };
       expect(printed.dead_letters.map((letter) => `${letter.service}/${letter.id}`)).toEqual(['ingestion/9', 'content/3']);

@@ -8,7 +8,13 @@ import { runServiceHost } from '@guidepost/platform-host';
 runServiceHost({
   name: 'Gateway',
   modules: () => [GatewayModule, OpenApiModule],
-  requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_CONTENT_SERVICE_URL', 'GUIDEPOST_SEGMENT_SERVICE_URL', 'GUIDEPOST_PROFILE_SERVICE_URL', 'GUIDEPOST_INGESTION_SERVICE_URL'],
+  requires: [
+    'GUIDEPOST_ADMIN_TOKEN',
+    'GUIDEPOST_CONTENT_SERVICE_URL',
+    'GUIDEPOST_SEGMENT_SERVICE_URL',
+    'GUIDEPOST_PROFILE_SERVICE_URL',
+    'GUIDEPOST_INGESTION_SERVICE_URL',
+  ],
   storage: { database: GATEWAY_DATABASE },
   publicFacing: true,
   beforeCredentials: (app) => app.get(GatewayHttpHooks).installBeforeCredentials(app.getHttpAdapter().getInstance()),

@@ -6,7 +6,9 @@ import { PROFILE_DATABASE, ProfileModule } from '@guidepost/profile';
 runServiceHost({
   name: 'ProfileService',
   modules: (config) => [
-    globalProviders([{ provide: JobRegistryClient, useValue: new HttpJobRegistryClient(config.serviceUrls.ingestion, config.internalToken) }]),
+    globalProviders([
+      { provide: JobRegistryClient, useValue: new HttpJobRegistryClient(config.serviceUrls.ingestion, config.internalToken) },
+    ]),
     ProfileModule,
   ],
   requires: ['GUIDEPOST_ADMIN_TOKEN', 'GUIDEPOST_INGESTION_SERVICE_URL'],

@@ -8,7 +8,10 @@ import { inProcessFetch } from './in-process-fetch';
 class AccountsController {
   @Post()
   @HttpCode(201)
-  create(@Body() body: { name: string }, @Headers('authorization') authorization: string): { id: string; name: string; authorization: string } {
+  create(
+    @Body() body: { name: string },
+    @Headers('authorization') authorization: string,
+  ): { id: string; name: string; authorization: string } {
     return { id: 'acme', name: body.name, authorization };
   }
 
@@ -45,7 +48,11 @@ describe('inProcessFetch', () => {
   it('passes status, headers and an empty answer through', async () => {
     const send = inProcessFetch(app);
 
-    const created = await send('http://x/admin/v1/accounts?unused=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"A"}' });
+    const created = await send('http://x/admin/v1/accounts?unused=1', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"A"}',
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('content-type')).toMatch(/^application\/json/);
     const removed = await send('http://x/admin/v1/accounts', { method: 'DELETE' });

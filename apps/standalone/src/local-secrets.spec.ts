@@ -11,7 +11,8 @@ describe('withLocalSecrets', () => {
   let dataDir: string;
   const secretsFile = (): string => join(dataDir, 'secrets.json');
   const stored = async (): Promise<Record<string, string>> => JSON.parse(await readFile(secretsFile(), 'utf8')) as Record<string, string>;
-  const configured = (env: Record<string, string> = {}): ReturnType<typeof loadConfig> => loadConfig({ GUIDEPOST_DATA_DIR: dataDir, ...env });
+  const configured = (env: Record<string, string> = {}): ReturnType<typeof loadConfig> =>
+    loadConfig({ GUIDEPOST_DATA_DIR: dataDir, ...env });
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'guidepost-secrets-'));
@@ -42,12 +43,16 @@ describe('withLocalSecrets', () => {
   it('keeps no secret that is configured, and writes no file when every one is', async () => {
     await writeFile(secretsFile(), JSON.stringify({ adminToken: 'generated-before', blobSigningSecret: 'generated-before' }));
 
-    const secrets = await withLocalSecrets(configured({ GUIDEPOST_ADMIN_TOKEN: CONFIGURED_TOKEN, GUIDEPOST_BLOB_SIGNING_SECRET: CONFIGURED_SIGNING_SECRET }));
+    const secrets = await withLocalSecrets(
+      configured({ GUIDEPOST_ADMIN_TOKEN: CONFIGURED_TOKEN, GUIDEPOST_BLOB_SIGNING_SECRET: CONFIGURED_SIGNING_SECRET }),
+    );
 
     expect(secrets.config).toMatchObject({ adminToken: CONFIGURED_TOKEN, blobSigningSecret: CONFIGURED_SIGNING_SECRET });
     expect(await stored()).toEqual({});
     await rm(secretsFile());
-    await withLocalSecrets(configured({ GUIDEPOST_ADMIN_TOKEN: CONFIGURED_TOKEN, GUIDEPOST_BLOB_SIGNING_SECRET: CONFIGURED_SIGNING_SECRET }));
+    await withLocalSecrets(
+      configured({ GUIDEPOST_ADMIN_TOKEN: CONFIGURED_TOKEN, GUIDEPOST_BLOB_SIGNING_SECRET: CONFIGURED_SIGNING_SECRET }),
+    );
     await expect(stat(secretsFile())).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

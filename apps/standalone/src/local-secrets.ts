@@ -25,7 +25,8 @@ export async function withLocalSecrets(config: AppConfig): Promise<LocalSecrets>
   const stored = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as StoredSecrets) : {};
   const kept: StoredSecrets = {
     adminToken: config.adminToken === undefined ? (stored.adminToken ?? randomBytes(24).toString('base64url')) : undefined,
-    blobSigningSecret: config.blobSigningSecret === undefined ? (stored.blobSigningSecret ?? randomBytes(32).toString('base64url')) : undefined,
+    blobSigningSecret:
+      config.blobSigningSecret === undefined ? (stored.blobSigningSecret ?? randomBytes(32).toString('base64url')) : undefined,
   };
   if (stored.adminToken !== kept.adminToken || stored.blobSigningSecret !== kept.blobSigningSecret) {
     await writeFile(file, JSON.stringify(kept, null, 2), { mode: 0o600 });

@@ -60,7 +60,11 @@ async function startEmbeddedStores(config: AppConfig): Promise<EmbeddedStores> {
   try {
     eventStore = config.clickhouseUrl
       ? undefined
-      : await startEmbeddedClickHouse({ path: join(config.dataDir, 'clickhouse'), memoryBytes: config.clickhouseEngineMemoryBytes, logger: new Logger('EventStore') });
+      : await startEmbeddedClickHouse({
+          path: join(config.dataDir, 'clickhouse'),
+          memoryBytes: config.clickhouseEngineMemoryBytes,
+          logger: new Logger('EventStore'),
+        });
   } catch (error) {
     await database?.stop();
     throw error;

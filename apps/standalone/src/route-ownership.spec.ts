@@ -44,7 +44,10 @@ function controllerRoutes(): ControllerRoute[] {
       // Routes a controller has Fastify serve directly (`serveDirectRoute`) are its routes too.
       routes.push(...directRoutesOf(controller).map(({ method, url }) => ({ method, path: url, servedBy: owner })));
     }
-    const imports = [...metadataList<Type | DynamicModule>(MODULE_METADATA.IMPORTS, module), ...((dynamic.imports ?? []) as (Type | DynamicModule)[])];
+    const imports = [
+      ...metadataList<Type | DynamicModule>(MODULE_METADATA.IMPORTS, module),
+      ...((dynamic.imports ?? []) as (Type | DynamicModule)[]),
+    ];
     for (const child of imports) visit(child, owner);
   };
   visit(StandaloneModule.forRoot(loadConfig({})), undefined);
@@ -96,7 +99,10 @@ describe('route ownership (distributed gateway)', () => {
   beforeAll(async () => {
     for (const name of SERVICES) services.set(name, await startService(name));
     const urls = Object.fromEntries(SERVICES.map((name) => [`GUIDEPOST_${name.toUpperCase()}_SERVICE_URL`, services.get(name)!.url]));
-    new GatewayProxy(loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' }), new MetricsRegistry()).install(gateway);
+    new GatewayProxy(
+      loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' }),
+      new MetricsRegistry(),
+    ).install(gateway);
     await gateway.ready();
   });
 
@@ -116,8 +122,9 @@ describe('route ownership (distributed gateway)', () => {
     for (const route of routes) {
       const expected = route.path.startsWith('/internal/') ? undefined : route.servedBy;
       const response = await gateway.inject({ method: route.method as 'GET', url: sampleUrl(route.path) });
-      const reached = response.statusCode === 404 ? undefined : (response.json<{ service: ServiceName }>().service);
-      if (reached !== expected) misrouted.push(`${route.method} ${route.path}: served by ${expected ?? 'the gateway'}, routed to ${reached ?? 'the gateway'}`);
+      const reached = response.statusCode === 404 ? undefined : response.json<{ service: ServiceName }>().service;
+      if (reached !== expected)
+        misrouted.push(`${route.method} ${route.path}: served by ${expected ?? 'the gateway'}, routed to ${reached ?? 'the gateway'}`);
     }
     expect(misrouted).toEqual([]);
   });

@@ -22,16 +22,8 @@ import { FilteringRulesAuthority } from './data-access/filtering-rules-authority
  * relay, and the platform HTTP module (guards, body handling, Problem Details).
  */
 @Module({
-  imports: [
-    ServiceDatabaseModule.forService(CONTENT_DATABASE),
-  ],
-  controllers: [
-    FlowsController,
-    ...EXPERIENCE_KIND_CONTROLLERS,
-    TagsController,
-    IngestionFilteringRulesController,
-    ContentAdminController,
-  ],
+  imports: [ServiceDatabaseModule.forService(CONTENT_DATABASE)],
+  controllers: [FlowsController, ...EXPERIENCE_KIND_CONTROLLERS, TagsController, IngestionFilteringRulesController, ContentAdminController],
   providers: [
     FlowRepository,
     ExperienceRepository,

@@ -39,9 +39,7 @@ import { GatewayProxy } from './routing/gateway-proxy';
  * success nor a refusal waits on the database.
  */
 @Module({
-  imports: [
-    ServiceDatabaseModule.forService(GATEWAY_DATABASE),
-  ],
+  imports: [ServiceDatabaseModule.forService(GATEWAY_DATABASE)],
   controllers: [AdminAccountsController],
   providers: [
     { provide: AccountStore, useClass: AccountRepository },
@@ -50,7 +48,11 @@ import { GatewayProxy } from './routing/gateway-proxy';
     { provide: ApiKeyLookup, useExisting: ApiKeyRepository },
     { provide: ApiKeyStore, useExisting: ApiKeyRepository },
     { provide: ApiKeyAuthenticator, inject: [ApiKeyLookup], useFactory: (lookup: ApiKeyLookup) => new ApiKeyAuthenticator(lookup) },
-    { provide: AuthenticationThrottle, inject: [MetricsRegistry], useFactory: (metrics: MetricsRegistry) => new AuthenticationThrottle(countAttempts(metrics)) },
+    {
+      provide: AuthenticationThrottle,
+      inject: [MetricsRegistry],
+      useFactory: (metrics: MetricsRegistry) => new AuthenticationThrottle(countAttempts(metrics)),
+    },
     {
       provide: PublicApiGate,
       inject: [ApiKeyAuthenticator, AppConfig, getDataSourceToken(GATEWAY_SCHEMA), AuthenticationThrottle],

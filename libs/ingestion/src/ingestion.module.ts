@@ -50,11 +50,16 @@ import { JobRepository } from './jobs/data-access/job.repository';
  */
 @Global()
 @Module({
-  imports: [
-    ServiceDatabaseModule.forService(INGESTION_DATABASE),
-    ClickHouseModule.forService(INGESTION_EVENT_STORE),
+  imports: [ServiceDatabaseModule.forService(INGESTION_DATABASE), ClickHouseModule.forService(INGESTION_EVENT_STORE)],
+  controllers: [
+    JobsController,
+    UserEventsController,
+    EventExportController,
+    ImportsController,
+    ImportFailuresController,
+    InternalJobsController,
+    AnalyticsController,
   ],
-  controllers: [JobsController, UserEventsController, EventExportController, ImportsController, ImportFailuresController, InternalJobsController, AnalyticsController],
   providers: [
     JobRepository,
     JobMetrics,
@@ -66,7 +71,8 @@ import { JobRepository } from './jobs/data-access/job.repository';
       inject: [ClickHouseClient, AppConfig],
       // Twice the wait on a silent store: the standalone shape's event store runs at idle priority, and a
       // long history may be slow on a busy machine without being stuck.
-      useFactory: (client: ClickHouseClient, config: AppConfig) => new ClickHouseEventStore(client, { historyWaitLimitMs: 2 * config.dependencyTimeoutMs }),
+      useFactory: (client: ClickHouseClient, config: AppConfig) =>
+        new ClickHouseEventStore(client, { historyWaitLimitMs: 2 * config.dependencyTimeoutMs }),
     },
     EventSinkConsumer,
     // The service's copy of the filtering rules, applied by every intake (track, imports).
@@ -79,7 +85,9 @@ import { JobRepository } from './jobs/data-access/job.repository';
       provide: AcceptedEventsLog,
       inject: [AppConfig, MessageBus, unitOfWorkToken(INGESTION_SCHEMA)],
       useFactory: (config: AppConfig, bus: MessageBus, unitOfWork: UnitOfWork) =>
-        config.kafkaBrokers === undefined ? new OutboxAcceptedEvents(unitOfWork, config.dependencyTimeoutMs) : new KafkaAcceptedEvents(bus, config.dependencyTimeoutMs),
+        config.kafkaBrokers === undefined
+          ? new OutboxAcceptedEvents(unitOfWork, config.dependencyTimeoutMs)
+          : new KafkaAcceptedEvents(bus, config.dependencyTimeoutMs),
     },
     EventIntake,
     EventTracking,

@@ -18,9 +18,7 @@ import { SegmentRepository } from './data-access/segment.repository';
  * `JobRegistryClient`, `UserProfileDirectory` and `BlobStore`.
  */
 @Module({
-  imports: [
-    ServiceDatabaseModule.forService(SEGMENT_DATABASE),
-  ],
+  imports: [ServiceDatabaseModule.forService(SEGMENT_DATABASE)],
   controllers: [SegmentsController, SegmentMembershipController],
   providers: [
     SegmentRepository,

@@ -55,20 +55,14 @@ export async function createApiKey(accountId: string): Promise<{ key: string; se
   return { key: created.key, secret: created.secret };
 }
 
-export type ContentKind =
-  | 'flows'
-  | 'pins'
-  | 'mobile'
-  | 'tags'
-  | 'launchpads'
-  | 'banners'
-  | 'checklists'
-  | 'flows-v2'
-  | 'embeds'
-  | 'nps';
+export type ContentKind = 'flows' | 'pins' | 'mobile' | 'tags' | 'launchpads' | 'banners' | 'checklists' | 'flows-v2' | 'embeds' | 'nps';
 
 /** Upserts content records through the admin API (each record needs `id` and `name`). */
-export async function upsert(account: Pick<TestAccount, 'id'>, kind: ContentKind, records: readonly object[]): Promise<{ upserted: number }> {
+export async function upsert(
+  account: Pick<TestAccount, 'id'>,
+  kind: ContentKind,
+  records: readonly object[],
+): Promise<{ upserted: number }> {
   return expectJson(await admin('PUT', `/admin/v1/accounts/${encodeURIComponent(account.id)}/${kind}`, records), 200);
 }
 

@@ -1,4 +1,12 @@
-export { embeddedPostgresOf, eventStoreEngineOf, signalProcessTree, startServer, type RunningServer, type ServerExit, type StartServerOptions } from './server-process';
+export {
+  embeddedPostgresOf,
+  eventStoreEngineOf,
+  signalProcessTree,
+  startServer,
+  type RunningServer,
+  type ServerExit,
+  type StartServerOptions,
+} from './server-process';
 export {
   accountUrl,
   admin,

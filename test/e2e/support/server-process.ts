@@ -79,7 +79,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...options.env,
   };
 
-  const start: Launch = { entryPoint: options.entryPoint ?? ENTRY_POINT, cwd: options.cwd ?? REPO_ROOT, trustedCertificate: options.trustedCertificate, launcher: options.launcher };
+  const start: Launch = {
+    entryPoint: options.entryPoint ?? ENTRY_POINT,
+    cwd: options.cwd ?? REPO_ROOT,
+    trustedCertificate: options.trustedCertificate,
+    launcher: options.launcher,
+  };
   let running: ServiceProcess | undefined = await launch(start, env, port, logFile);
   return {
     baseUrl,

@@ -104,7 +104,8 @@ export const ALERTS: readonly AlertDefinition[] = [
     expr: `sum(rate(${ANALYTICS_QUERIES}{outcome="over_time_budget"}[15m])) / sum(rate(${ANALYTICS_QUERIES}{outcome!~"concurrency_limited|invalid"}[15m])) > 0.25`,
     for: '15m',
     severity: 'warning',
-    summary: '{{ $value | humanizePercentage }} of the analytics queries that reached the event store ran out of their time budget (answered 503)',
+    summary:
+      '{{ $value | humanizePercentage }} of the analytics queries that reached the event store ran out of their time budget (answered 503)',
   },
   {
     // A client whose key was revoked or mistyped fails a few times and stops, or is throttled at 10 failures per
@@ -113,7 +114,8 @@ export const ALERTS: readonly AlertDefinition[] = [
     expr: 'sum by (credential) (rate(guidepost_auth_failures_total[5m])) > 0.5',
     for: '10m',
     severity: 'warning',
-    summary: '{{ $value | humanize }} attempts per second with a wrong {{ $labels.credential }} (refused 401, or throttled 429) for 10 minutes',
+    summary:
+      '{{ $value | humanize }} attempts per second with a wrong {{ $labels.credential }} (refused 401, or throttled 429) for 10 minutes',
   },
   {
     alert: 'GuidepostJobStuck',

@@ -9,13 +9,16 @@ const LAG_PER_PARTITION = 'max by (group, topic, partition) (guidepost_bus_consu
 const overview: DashboardDefinition = {
   uid: 'guidepost-overview',
   title: 'Guidepost / Overview',
-  description: 'Requests (rate, errors, latency) per service and route, the event pipeline from intake to the event store, and how long events take to become readable',
+  description:
+    'Requests (rate, errors, latency) per service and route, the event pipeline from intake to the event store, and how long events take to become readable',
   panels: [
     {
       title: 'Requests per second by service and route',
       description: 'Every HTTP request a process answered (health probes and scrapes left out), by route pattern.',
       unit: 'reqps',
-      queries: [{ expr: `sum by (${ROLE}, route) (rate(${REQUESTS}_count{${NOT_PROBES}}[$__rate_interval]))`, legend: `{{${ROLE}}} {{route}}` }],
+      queries: [
+        { expr: `sum by (${ROLE}, route) (rate(${REQUESTS}_count{${NOT_PROBES}}[$__rate_interval]))`, legend: `{{${ROLE}}} {{route}}` },
+      ],
     },
     {
       title: 'Server errors (5xx) ratio by service',
@@ -31,7 +34,8 @@ const overview: DashboardDefinition = {
     },
     {
       title: 'Client and server errors by service, route and status',
-      description: '4xx and 5xx answers per second. 4xx are the clients\' mistakes (401, 404, 413, 429 ...); a burst of 429 means an account hit its budget.',
+      description:
+        "4xx and 5xx answers per second. 4xx are the clients' mistakes (401, 404, 413, 429 ...); a burst of 429 means an account hit its budget.",
       unit: 'reqps',
       queries: [
         {
@@ -45,13 +49,19 @@ const overview: DashboardDefinition = {
       description:
         'The gateway tries a refused connection to a service again (four times over 1.5 s) before answering 503. A short burst during a rolling update is the routing catching up with the new pods; a steady rate means a service that is down or a service URL that points nowhere.',
       unit: 'ops',
-      queries: [{ expr: 'sum by (service) (rate(guidepost_gateway_upstream_connect_retries_total[$__rate_interval]))', legend: '{{service}}' }],
+      queries: [
+        { expr: 'sum by (service) (rate(guidepost_gateway_upstream_connect_retries_total[$__rate_interval]))', legend: '{{service}}' },
+      ],
     },
     {
       title: 'Latency by service (p50, p95, p99)',
-      description: 'Request duration quantiles per service. The GuidepostLatencyObjective alert fires when more than 1% of requests take over 1 s.',
+      description:
+        'Request duration quantiles per service. The GuidepostLatencyObjective alert fires when more than 1% of requests take over 1 s.',
       unit: 's',
-      queries: [0.5, 0.95, 0.99].map((q) => ({ expr: quantile(q, `${REQUESTS}_bucket`, [ROLE], NOT_PROBES), legend: `{{${ROLE}}} p${q * 100}` })),
+      queries: [0.5, 0.95, 0.99].map((q) => ({
+        expr: quantile(q, `${REQUESTS}_bucket`, [ROLE], NOT_PROBES),
+        legend: `{{${ROLE}}} p${q * 100}`,
+      })),
     },
     {
       title: 'Latency p95 by route',
@@ -67,18 +77,25 @@ const overview: DashboardDefinition = {
       queries: [
         { expr: 'sum by (intake) (rate(guidepost_events_accepted_total[$__rate_interval]))', legend: 'accepted ({{intake}})' },
         { expr: 'sum(rate(guidepost_event_store_events_written_total[$__rate_interval]))', legend: 'stored' },
-        { expr: 'sum by (intake) (rate(guidepost_ingestion_filtered_total{kind="event"}[$__rate_interval]))', legend: 'filtered ({{intake}})' },
+        {
+          expr: 'sum by (intake) (rate(guidepost_ingestion_filtered_total{kind="event"}[$__rate_interval]))',
+          legend: 'filtered ({{intake}})',
+        },
       ],
     },
     {
       title: 'Capture to queryable (p50, p95, p99)',
       description: 'From when the service received an event (tracked, or its import staged) to the insert that made it readable.',
       unit: 's',
-      queries: [0.5, 0.95, 0.99].map((q) => ({ expr: quantile(q, 'guidepost_event_capture_to_queryable_seconds_bucket'), legend: `p${q * 100}` })),
+      queries: [0.5, 0.95, 0.99].map((q) => ({
+        expr: quantile(q, 'guidepost_event_capture_to_queryable_seconds_bucket'),
+        legend: `p${q * 100}`,
+      })),
     },
     {
       title: 'Processes ready',
-      description: 'Per process: 1 when its last readiness check passed, 0 when it failed. A scrape target that is down (up = 0) shows as a gap.',
+      description:
+        'Per process: 1 when its last readiness check passed, 0 when it failed. A scrape target that is down (up = 0) shows as a gap.',
       unit: 'short',
       queries: [{ expr: `max by (${ROLE}, instance) (guidepost_ready)`, legend: '{{instance}}' }],
     },
@@ -88,17 +105,20 @@ const overview: DashboardDefinition = {
 const ingestion: DashboardDefinition = {
   uid: 'guidepost-ingestion',
   title: 'Guidepost / Ingestion',
-  description: 'The Kafka bus (lag per group and partition, throughput), the event sink (batch sizes, insert latency), the outbox backlog and dead letters',
+  description:
+    'The Kafka bus (lag per group and partition, throughput), the event sink (batch sizes, insert latency), the outbox backlog and dead letters',
   panels: [
     {
       title: 'Consumer lag by group and partition',
-      description: 'Messages of a partition the group has not handled yet, as of its latest batch. The ingestion service scales out on this lag (KEDA).',
+      description:
+        'Messages of a partition the group has not handled yet, as of its latest batch. The ingestion service scales out on this lag (KEDA).',
       unit: 'short',
       queries: [{ expr: LAG_PER_PARTITION, legend: '{{group}} {{topic}}[{{partition}}]' }],
     },
     {
       title: 'Consumer lag by group',
-      description: 'The lag of every partition of a group, summed. The GuidepostConsumerLagGrowing alert fires when it stays above 1,000 and grows for 10 minutes.',
+      description:
+        'The lag of every partition of a group, summed. The GuidepostConsumerLagGrowing alert fires when it stays above 1,000 and grows for 10 minutes.',
       unit: 'short',
       queries: [{ expr: `sum by (group) (${LAG_PER_PARTITION})`, legend: '{{group}}' }],
     },
@@ -119,10 +139,14 @@ const ingestion: DashboardDefinition = {
     },
     {
       title: 'Event sink batch size',
-      description: 'Events per insert into the event store: the sink gathers concurrent batches; few large inserts are what ClickHouse wants.',
+      description:
+        'Events per insert into the event store: the sink gathers concurrent batches; few large inserts are what ClickHouse wants.',
       unit: 'short',
       queries: [
-        { expr: 'sum(rate(guidepost_event_store_insert_rows_sum[$__rate_interval])) / sum(rate(guidepost_event_store_insert_rows_count[$__rate_interval]))', legend: 'mean' },
+        {
+          expr: 'sum(rate(guidepost_event_store_insert_rows_sum[$__rate_interval])) / sum(rate(guidepost_event_store_insert_rows_count[$__rate_interval]))',
+          legend: 'mean',
+        },
         { expr: quantile(0.95, 'guidepost_event_store_insert_rows_bucket'), legend: 'p95' },
       ],
     },
@@ -137,7 +161,8 @@ const ingestion: DashboardDefinition = {
     },
     {
       title: 'Outbox backlog by service',
-      description: 'Messages written with a state change but not yet published to Kafka, and how long the oldest has waited (GuidepostOutboxBacklog fires past 5 minutes).',
+      description:
+        'Messages written with a state change but not yet published to Kafka, and how long the oldest has waited (GuidepostOutboxBacklog fires past 5 minutes).',
       unit: 'short',
       queries: [
         { expr: 'max by (service) (guidepost_outbox_backlog_messages)', legend: '{{service}} messages' },
@@ -159,7 +184,8 @@ const ingestion: DashboardDefinition = {
     },
     {
       title: 'Handler failures and consumers waiting',
-      description: 'Handler runs that threw, by group and failure class (each retry counts), and groups holding a message back while a dependency is down.',
+      description:
+        'Handler runs that threw, by group and failure class (each retry counts), and groups holding a message back while a dependency is down.',
       unit: 'short',
       queries: [
         {
@@ -174,11 +200,17 @@ const ingestion: DashboardDefinition = {
       description:
         'Outbox messages, handled message ids and replayed dead letters deleted once past the deduplication window; flat at zero for a day while messages flow means the prune fails (logged as a warning).',
       unit: 'short',
-      queries: [{ expr: 'sum by (service, table) (rate(guidepost_messaging_rows_pruned_total[$__rate_interval]))', legend: '{{service}} {{table}}' }],
+      queries: [
+        {
+          expr: 'sum by (service, table) (rate(guidepost_messaging_rows_pruned_total[$__rate_interval]))',
+          legend: '{{service}} {{table}}',
+        },
+      ],
     },
     {
       title: 'Analytics requests per second by service, route and status',
-      description: 'Analytics queries and analytics exports, by the process that answered them (the gateway, then the ingestion service); 429 means an account ran more queries at once than its concurrency limit.',
+      description:
+        'Analytics queries and analytics exports, by the process that answered them (the gateway, then the ingestion service); 429 means an account ran more queries at once than its concurrency limit.',
       unit: 'reqps',
       queries: [
         {
@@ -190,13 +222,14 @@ const ingestion: DashboardDefinition = {
     {
       title: 'Analytics queries per second by outcome',
       description:
-        'Synchronous analytics queries by how they ended (the ingestion service): over_time_budget (503) means the event store was too busy to answer within GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS, failed (503 or 500) that it could not be reached or failed; over_memory_budget and invalid (400) and concurrency_limited (429) are the clients\' to change.',
+        "Synchronous analytics queries by how they ended (the ingestion service): over_time_budget (503) means the event store was too busy to answer within GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS, failed (503 or 500) that it could not be reached or failed; over_memory_budget and invalid (400) and concurrency_limited (429) are the clients' to change.",
       unit: 'reqps',
       queries: [{ expr: 'sum by (outcome) (rate(guidepost_analytics_queries_total[$__rate_interval]))', legend: '{{outcome}}' }],
     },
     {
       title: 'Analytics latency (p50, p95) by service and route',
-      description: 'Time to answer an analytics query (bounded by GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS) or to accept an analytics export.',
+      description:
+        'Time to answer an analytics query (bounded by GUIDEPOST_ANALYTICS_MAX_EXECUTION_SECONDS) or to accept an analytics export.',
       unit: 's',
       queries: [
         { expr: quantile(0.5, `${REQUESTS}_bucket`, [ROLE, 'route'], ANALYTICS_ROUTES), legend: `p50 {{${ROLE}}} {{route}}` },
@@ -262,7 +295,12 @@ const runtime: DashboardDefinition = {
       title: 'Garbage collection time by process and kind',
       description: 'Seconds per second spent in GC, by kind (major, minor, incremental, weakcb).',
       unit: 'percentunit',
-      queries: [{ expr: `sum by (${ROLE}, instance, kind) (rate(nodejs_gc_duration_seconds_sum[$__rate_interval]))`, legend: `{{${ROLE}}} {{instance}} {{kind}}` }],
+      queries: [
+        {
+          expr: `sum by (${ROLE}, instance, kind) (rate(nodejs_gc_duration_seconds_sum[$__rate_interval]))`,
+          legend: `{{${ROLE}}} {{instance}} {{kind}}`,
+        },
+      ],
     },
     {
       title: 'CPU and resident memory by process',

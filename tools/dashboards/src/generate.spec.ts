@@ -24,7 +24,9 @@ describe('the generated dashboards and alert rules', () => {
   });
 
   it('gives every dashboard its own uid, and every panel a Prometheus query on the chosen data source', () => {
-    const dashboards = [...files].filter(([path]) => path.includes('/dashboards/')).map(([, text]) => JSON.parse(text) as { uid: string; panels: Panel[] });
+    const dashboards = [...files]
+      .filter(([path]) => path.includes('/dashboards/'))
+      .map(([, text]) => JSON.parse(text) as { uid: string; panels: Panel[] });
     expect(new Set(dashboards.map((dashboard) => dashboard.uid)).size).toBe(dashboards.length);
     for (const panel of dashboards.flatMap((dashboard) => dashboard.panels)) {
       expect(panel.datasource.uid).toBe('${datasource}');
@@ -39,7 +41,9 @@ describe('the generated dashboards and alert rules', () => {
       .filter((line) => line.startsWith('#'))
       .map((line) => line.replace(/^#+\s*/, '').trim());
     for (const alert of ALERTS) expect(headings).toContain(alert.alert);
-    const rules = JSON.parse(files.get(`${CHART_DIR}/alerts/guidepost.rules.json`)!) as { groups: { rules: { annotations: { runbook_url: string } }[] }[] };
+    const rules = JSON.parse(files.get(`${CHART_DIR}/alerts/guidepost.rules.json`)!) as {
+      groups: { rules: { annotations: { runbook_url: string } }[] }[];
+    };
     const urls = rules.groups.flatMap((group) => group.rules.map((rule) => rule.annotations.runbook_url));
     expect(urls).toEqual(ALERTS.map((alert) => `docs/deployment.md#${alert.alert.toLowerCase()}`));
   });

@@ -68,7 +68,12 @@ function timeSeriesPanel(definition: PanelDefinition, id: number): timeseries.Pa
     .height(PANEL_HEIGHT)
     .span(PANEL_WIDTH)
     .fillOpacity(10)
-    .legend(new common.VizLegendOptionsBuilder().showLegend(true).displayMode(common.LegendDisplayMode.List).placement(common.LegendPlacement.Bottom));
+    .legend(
+      new common.VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(common.LegendDisplayMode.List)
+        .placement(common.LegendPlacement.Bottom),
+    );
   definition.queries.forEach((query, index) =>
     panel.withTarget(
       new prometheus.DataqueryBuilder()

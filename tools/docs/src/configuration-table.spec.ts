@@ -17,7 +17,11 @@ describe("the README's configuration table", () => {
     const table = readme.slice(readme.indexOf(TABLE_START), readme.indexOf(TABLE_END));
     const listed = [...table.matchAll(/^\| `(GUIDEPOST_\w+)` \| ([^|]+) \|/gm)].map((match) => [match[1], match[2].trim()]);
     expect(listed.map(([name]) => name)).toEqual(Object.keys(EnvironmentSchema.properties));
-    expect(Object.fromEntries(listed)).toMatchObject({ GUIDEPOST_PORT: '`8080`', GUIDEPOST_BODY_LIMIT_BYTES: '`20971520` (20 MiB)', GUIDEPOST_DATABASE_URL: 'unset' });
+    expect(Object.fromEntries(listed)).toMatchObject({
+      GUIDEPOST_PORT: '`8080`',
+      GUIDEPOST_BODY_LIMIT_BYTES: '`20971520` (20 MiB)',
+      GUIDEPOST_DATABASE_URL: 'unset',
+    });
   });
 
   it('reads defaults and bounds in their units, and says `unset` for a variable without a default', () => {

@@ -2,7 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { EnvironmentSchema } from '@guidepost/platform-config';
 
 /** The README's configuration table sits between these two lines; `npm run docs` rewrites what is between. */
-export const TABLE_START = '<!-- configuration table: written by `npm run docs` from libs/platform/config/src/config.schema.ts; edit the schema, not this table -->';
+export const TABLE_START =
+  '<!-- configuration table: written by `npm run docs` from libs/platform/config/src/config.schema.ts; edit the schema, not this table -->';
 export const TABLE_END = '<!-- end of configuration table -->';
 
 /** The unit a variable's name ends with, which says how to read its numbers. */

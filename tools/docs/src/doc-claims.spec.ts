@@ -31,7 +31,8 @@ describe('what the README and docs/*.md claim about the repository', () => {
 
   it.each(DOCUMENTS)('%s links only to files and headings that exist', (document) => {
     const broken = relativeLinks(document, read(REPO_ROOT, document)).filter(
-      ({ path, anchor }) => !exists(REPO_ROOT, path) || (anchor !== undefined && path.endsWith('.md') && !headingAnchors(read(REPO_ROOT, path)).has(anchor)),
+      ({ path, anchor }) =>
+        !exists(REPO_ROOT, path) || (anchor !== undefined && path.endsWith('.md') && !headingAnchors(read(REPO_ROOT, path)).has(anchor)),
     );
     expect(broken).toEqual([]);
   });
@@ -94,7 +95,11 @@ describe('the claim readers', () => {
   });
 
   it('finds the Markdown files that source comments name', () => {
-    expect(markdownNamesCited('// as decisions.md says; see docs/api-contract.md#exports and README.md')).toEqual(['decisions.md', 'api-contract.md', 'README.md']);
+    expect(markdownNamesCited('// as decisions.md says; see docs/api-contract.md#exports and README.md')).toEqual([
+      'decisions.md',
+      'api-contract.md',
+      'README.md',
+    ]);
   });
 
   it('finds the docs sections that source comments cite', () => {

@@ -8,7 +8,12 @@ const PLACEHOLDER = /[<>{}*]|\.\.\./;
 
 /** The documents whose claims are checked, relative to the repository root. */
 export function documents(root: string): string[] {
-  return ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** Every backticked span of a Markdown text, fenced code blocks left out (they hold examples, not claims). */
@@ -28,7 +33,13 @@ export function npmScriptsNamed(markdown: string): string[] {
  */
 export function repositoryPathsNamed(markdown: string): string[] {
   return codeSpans(markdown)
-    .map((span) => span.trim().split(/\s/)[0].replace(/[#:].*$/, '').replace(/[,.;]$/, ''))
+    .map((span) =>
+      span
+        .trim()
+        .split(/\s/)[0]
+        .replace(/[#:].*$/, '')
+        .replace(/[,.;]$/, ''),
+    )
     .filter((span) => REPOSITORY_ROOTS.some((top) => span.startsWith(`${top}/`)) && !PLACEHOLDER.test(span));
 }
 

@@ -30,7 +30,11 @@ describe('npm run migration:new', () => {
     const now = Date.UTC(2030, 0, 1);
     const migration = writeNewMigration(root, 'profile', 'add-profile-notes', now);
 
-    expect(migration).toEqual({ path: `${PROFILE_MIGRATIONS}/${now}-add-profile-notes.ts`, className: `AddProfileNotes${now}`, timestamp: now });
+    expect(migration).toEqual({
+      path: `${PROFILE_MIGRATIONS}/${now}-add-profile-notes.ts`,
+      className: `AddProfileNotes${now}`,
+      timestamp: now,
+    });
     const source = readFileSync(join(root, migration.path), 'utf8');
     expect(source).toContain(`export class AddProfileNotes${now} implements MigrationInterface`);
     expect(source).toContain(`name = 'AddProfileNotes${now}';`);
@@ -70,7 +74,11 @@ describe('npm run migration:new', () => {
   it('knows the registry of every service that has PostgreSQL migrations', () => {
     const registries = readdirSync(join(REPO_ROOT, 'libs'))
       .map((lib) => `libs/${lib}/src/data-access`)
-      .flatMap((dir) => safeList(join(REPO_ROOT, dir)).filter((file) => file.endsWith('-database.ts')).map((file) => `${dir}/${file}`));
+      .flatMap((dir) =>
+        safeList(join(REPO_ROOT, dir))
+          .filter((file) => file.endsWith('-database.ts'))
+          .map((file) => `${dir}/${file}`),
+      );
     expect(Object.values(MIGRATION_REGISTRIES).sort()).toEqual(registries.sort());
   });
 });

@@ -32,7 +32,11 @@ describe('the build lock', () => {
   });
 
   it('keeps a build out while a process starts, and lets it in afterwards', async () => {
-    const tryToBuild = () => promisify(execFile)('flock', ['--nonblock', lock, 'true']).then(() => 'built', () => 'refused');
+    const tryToBuild = () =>
+      promisify(execFile)('flock', ['--nonblock', lock, 'true']).then(
+        () => 'built',
+        () => 'refused',
+      );
 
     const duringStart = await whileBuildUnchanged(lock, tryToBuild);
 

@@ -75,7 +75,9 @@ export class DistributedSuite {
     const buildLock = options.launcher === undefined ? buildLockOf(REPO_ROOT) : undefined;
     const migrateAll = (): Promise<string[]> =>
       Promise.all(
-        SERVICE_ROLES.map((role) => runToCompletion({ name: `migrate-${role}`, entryPoint: ENTRY_POINTS[role], args: ['migrate'], env }, REPO_ROOT, options.launcher)),
+        SERVICE_ROLES.map((role) =>
+          runToCompletion({ name: `migrate-${role}`, entryPoint: ENTRY_POINTS[role], args: ['migrate'], env }, REPO_ROOT, options.launcher),
+        ),
       );
     await (buildLock === undefined ? migrateAll() : whileBuildUnchanged(buildLock, migrateAll));
 
@@ -85,7 +87,20 @@ export class DistributedSuite {
       const processEnv = { ...env, GUIDEPOST_PORT: String(port), GUIDEPOST_DATA_DIR: join(options.runDir, name) };
       const { launcher, onUnexpectedExit } = options;
       const logFile = join(options.runDir, `${name}.log`);
-      processes.set(name, new ServiceProcess({ name, entryPoint: ENTRY_POINTS[role], port, env: processEnv, logFile, cwd: REPO_ROOT, launcher, buildLock, onUnexpectedExit }));
+      processes.set(
+        name,
+        new ServiceProcess({
+          name,
+          entryPoint: ENTRY_POINTS[role],
+          port,
+          env: processEnv,
+          logFile,
+          cwd: REPO_ROOT,
+          launcher,
+          buildLock,
+          onUnexpectedExit,
+        }),
+      );
     }
     const gatewayUrls = [...ports].filter(([name]) => roleOf(name) === 'gateway').map(([, port]) => `http://127.0.0.1:${port}`);
     // Cleaning up is not what a run is about: data left behind is said, not failed on.

@@ -35,7 +35,9 @@ export function loadInfrastructure(env: NodeJS.ProcessEnv = process.env): Infras
   const values = { ...fromFile, ...definedOnly(env) };
   const missing = Object.values(VARIABLES).filter((name) => !values[name]);
   if (missing.length > 0) {
-    throw new Error(`${missing.join(', ')} unknown: start the servers with scripts/infra/start.sh (it writes ${infrastructureDir(env)}/infra.env)`);
+    throw new Error(
+      `${missing.join(', ')} unknown: start the servers with scripts/infra/start.sh (it writes ${infrastructureDir(env)}/infra.env)`,
+    );
   }
   return Object.fromEntries(Object.entries(VARIABLES).map(([field, name]) => [field, values[name]])) as unknown as Infrastructure;
 }

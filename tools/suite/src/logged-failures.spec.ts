@@ -48,7 +48,10 @@ describe('loggedFailures', () => {
 
   it('tells the reason of a 5xx other than 500, as the server logs it: a warning of one line', async () => {
     const ingestion = serverLog('ingestion-0', (logger) =>
-      logger.warn({ reqId: 'r-3' }, 'POST /v2/accounts/a1/import/events answered 503: Request failed after 1 retries: Error: Retryable HTTP status: 503'),
+      logger.warn(
+        { reqId: 'r-3' },
+        'POST /v2/accounts/a1/import/events answered 503: Request failed after 1 retries: Error: Retryable HTTP status: 503',
+      ),
     );
 
     expect(await loggedFailures([ingestion])).toMatch(

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { loadInfrastructure } from './infrastructure';
-import { clickHouseStatement, discardNamespaceData, ensureClickHouseDatabase, ensurePostgresDatabase, namespaceData } from './namespace-data';
+import {
+  clickHouseStatement,
+  discardNamespaceData,
+  ensureClickHouseDatabase,
+  ensurePostgresDatabase,
+  namespaceData,
+} from './namespace-data';
 
 const infrastructure = loadInfrastructure();
 const kafka = new Kafka({ brokers: infrastructure.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
@@ -18,7 +24,9 @@ async function postgresDatabases(): Promise<string[]> {
 }
 
 async function clickHouseDatabases(): Promise<string[]> {
-  return (await clickHouseStatement(infrastructure.clickhouseUrl, 'SELECT name FROM system.databases FORMAT TabSeparated')).split('\n').filter(Boolean);
+  return (await clickHouseStatement(infrastructure.clickhouseUrl, 'SELECT name FROM system.databases FORMAT TabSeparated'))
+    .split('\n')
+    .filter(Boolean);
 }
 
 async function topics(): Promise<string[]> {
@@ -40,7 +48,10 @@ describe('a throwaway namespace of the suite', () => {
     }
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [mine, other].map((data) => ({ topic: `${data.kafkaNamespace}.events`, numPartitions: 2 })), waitForLeaders: true });
+    await admin.createTopics({
+      topics: [mine, other].map((data) => ({ topic: `${data.kafkaNamespace}.events`, numPartitions: 2 })),
+      waitForLeaders: true,
+    });
     await admin.disconnect();
     const consumer = kafka.consumer({ groupId: `${mine.kafkaNamespace}.readers` });
     await consumer.connect();

@@ -48,22 +48,30 @@ describe('ServiceProcess (the launcher of the tests, the benchmark and the suite
     return launched;
   }
 
-  it.each([false, true])('reports a child killed from outside by name, signal and the end of its output (own process group: %s)', async (processGroup) => {
-    const gateway = await started({ processGroup });
-    const pid = gateway.pid!;
+  it.each([false, true])(
+    'reports a child killed from outside by name, signal and the end of its output (own process group: %s)',
+    async (processGroup) => {
+      const gateway = await started({ processGroup });
+      const pid = gateway.pid!;
 
-    process.kill(pid, 'SIGKILL');
-    await waitFor(() => reports.length > 0);
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => reports.length > 0);
 
-    expect(reports).toEqual([expect.objectContaining({ name: 'gateway', pid, code: null, signal: 'SIGKILL', logFile: gateway.logFile })]);
-    expect(reports[0].logTail).toContain(`hello from pid ${pid}`);
-    expect(reports[0].logTail).toContain(`serving on ${gateway.port}`);
-    expect(describeUnexpectedExit(reports[0])).toMatch(new RegExp(`^gateway \\(pid ${pid}\\) exited unexpectedly with signal SIGKILL; last lines of .+gateway\\.log:\\n`));
-    expect(gateway.running).toBe(false);
-  });
+      expect(reports).toEqual([expect.objectContaining({ name: 'gateway', pid, code: null, signal: 'SIGKILL', logFile: gateway.logFile })]);
+      expect(reports[0].logTail).toContain(`hello from pid ${pid}`);
+      expect(reports[0].logTail).toContain(`serving on ${gateway.port}`);
+      expect(describeUnexpectedExit(reports[0])).toMatch(
+        new RegExp(`^gateway \\(pid ${pid}\\) exited unexpectedly with signal SIGKILL; last lines of .+gateway\\.log:\\n`),
+      );
+      expect(gateway.running).toBe(false);
+    },
+  );
 
   it('reports a child that exits by itself with its exit code', async () => {
-    await writeFile(join(workDir, 'server.js'), `${READY_SERVER}\nsetTimeout(() => { console.error('giving up'); process.exit(3); }, 1500);`);
+    await writeFile(
+      join(workDir, 'server.js'),
+      `${READY_SERVER}\nsetTimeout(() => { console.error('giving up'); process.exit(3); }, 1500);`,
+    );
     await started();
 
     await waitFor(() => reports.length > 0);

@@ -192,7 +192,8 @@ export class ServiceProcess {
       logFile: this.logFile,
       logTail: await this.logTail(),
     };
-    const report = this.options.onUnexpectedExit ?? ((found: UnexpectedExit) => void process.stderr.write(`\n${describeUnexpectedExit(found)}\n`));
+    const report =
+      this.options.onUnexpectedExit ?? ((found: UnexpectedExit) => void process.stderr.write(`\n${describeUnexpectedExit(found)}\n`));
     report(exit);
   }
 
@@ -268,6 +269,8 @@ export function runToCompletion(run: ProcessRun, cwd: string, launcher: ProcessL
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', fail);
-    child.once('exit', (code) => (code === 0 ? done(output) : fail(new Error(`${entryPoint} ${args.join(' ')} exited with ${String(code)}:\n${output}`))));
+    child.once('exit', (code) =>
+      code === 0 ? done(output) : fail(new Error(`${entryPoint} ${args.join(' ')} exited with ${String(code)}:\n${output}`)),
+    );
   });
 }

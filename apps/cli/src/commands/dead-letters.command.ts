@@ -38,7 +38,7 @@ export function registerDeadLetterCommands(program: Command, io: CliIo): void {
     .option('--group <group>', 'only what this consumer group gave up on')
     .addOption(new Option('--status <status>', 'only waiting or only replayed ones').choices(DEAD_LETTER_STATUSES))
     .option('--limit <n>', `at most this many (1-${DEAD_LETTER_PAGE_MAX}, default 50)`, limitOf)
-    .option('--cursor <cursor>', "the next_cursor of the previous page (with --service)")
+    .option('--cursor <cursor>', 'the next_cursor of the previous page (with --service)')
     .action(async (options: ListOptions, command: Command) => {
       const context = CliContext.of(command, io);
       const client = context.client();
@@ -82,7 +82,7 @@ export function registerDeadLetterCommands(program: Command, io: CliIo): void {
     .description('Deliver a dead letter again (to the consumer group that gave it up, or through the relay), or --all waiting ones')
     .addArgument(new Argument('<service>', 'the service that keeps it').choices(DEAD_LETTER_SERVICES))
     .argument('[id]', 'its id (from list)')
-    .option('--all', "every waiting dead letter of the service (narrowed by --topic and --group)")
+    .option('--all', 'every waiting dead letter of the service (narrowed by --topic and --group)')
     .option('--topic <topic>', 'with --all: only this topic')
     .option('--group <group>', 'with --all: only what this consumer group gave up on')
     .action(async (service: DeadLetterService, id: string | undefined, options: ReplayOptions, command: Command) => {
@@ -101,6 +101,7 @@ export function registerDeadLetterCommands(program: Command, io: CliIo): void {
 
 function limitOf(text: string): number {
   const limit = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(limit >= 1 && limit <= DEAD_LETTER_PAGE_MAX)) throw new CliUsageError(`--limit: must be an integer from 1 to ${DEAD_LETTER_PAGE_MAX}`);
+  if (!(limit >= 1 && limit <= DEAD_LETTER_PAGE_MAX))
+    throw new CliUsageError(`--limit: must be an integer from 1 to ${DEAD_LETTER_PAGE_MAX}`);
   return limit;
 }

@@ -1,5 +1,9 @@
 import { Controller, Param, Put } from '@nestjs/common';
-import { type IngestionFilteringRules, type IngestionFilteringRulesInput, IngestionFilteringRulesInputSchema } from '@guidepost/contracts-http';
+import {
+  type IngestionFilteringRules,
+  type IngestionFilteringRulesInput,
+  IngestionFilteringRulesInputSchema,
+} from '@guidepost/contracts-http';
 import { ValidBody } from '@guidepost/platform-http';
 import { FlowCatalog, type FlowUpserts, readFlowUpserts } from '../application/flow-catalog.service';
 import { IngestionFilteringRulesService } from '../application/ingestion-filtering-rules.service';

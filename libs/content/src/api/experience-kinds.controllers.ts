@@ -10,7 +10,10 @@ import { PublishableRecordsController } from './publishable-records.controller';
  * endpoints (`/{collection}`, `/{collection}/{id}`, `.../publish`, `.../unpublish`) and the admin upsert
  * (`PUT /admin/v1/accounts/{account_id}/{collection}`). A new kind in the table gets both with no code here.
  */
-export const EXPERIENCE_KIND_CONTROLLERS: readonly Type[] = EXPERIENCE_KINDS.flatMap((kind) => [publicController(kind), adminController(kind)]);
+export const EXPERIENCE_KIND_CONTROLLERS: readonly Type[] = EXPERIENCE_KINDS.flatMap((kind) => [
+  publicController(kind),
+  adminController(kind),
+]);
 
 function publicController(kind: ExperienceKindDefinition): Type {
   @Controller(`v2/accounts/:account_id/${kind.collection}`)

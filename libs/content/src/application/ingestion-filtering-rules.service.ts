@@ -4,12 +4,7 @@ import type { IngestionFilteringRules, IngestionFilteringRulesInput } from '@gui
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
 import { FilteringRulesAuthority } from '../data-access/filtering-rules-authority.repository';
-import {
-  defaultFilteringRules,
-  filteringRulesChange,
-  filteringRulesOf,
-  toPublicFilteringRules,
-} from '../domain/ingestion-filtering-rules';
+import { defaultFilteringRules, filteringRulesChange, filteringRulesOf, toPublicFilteringRules } from '../domain/ingestion-filtering-rules';
 
 /** The account's ingestion filtering rules: owned here, applied by the services that take data in. */
 @Injectable()

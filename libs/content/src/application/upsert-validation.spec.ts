@@ -27,7 +27,12 @@ function rejection(run: () => unknown): string {
 
 describe('admin upsert bodies against the content schemas', () => {
   it('names the record index and the field, as the CLI shows it', () => {
-    const body = [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }, { id: 'c', name: 'C' }, { id: 'd', name: 'D', tag_ids: 'x' }];
+    const body = [
+      { id: 'a', name: 'A' },
+      { id: 'b', name: 'B' },
+      { id: 'c', name: 'C' },
+      { id: 'd', name: 'D', tag_ids: 'x' },
+    ];
     expect(rejection(() => recordsOf(body, validateFlow))).toBe('[3].tag_ids: must be array');
     expect(rejection(() => recordsOf([{ id: 'a' }], validateFlow))).toBe('[0].name: is required');
     expect(rejection(() => recordsOf([{ id: '', name: 'A' }], validateTag))).toBe('[0].id: must not be empty');
@@ -40,7 +45,9 @@ describe('admin upsert bodies against the content schemas', () => {
   });
 
   it('takes times as zoned ISO 8601 strings or milliseconds, and nothing a Date cannot hold', () => {
-    expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2024-01-01T00:00:00+02:00', updated_at: 1_700_000_000_000 }))).toBe('accepted');
+    expect(
+      rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2024-01-01T00:00:00+02:00', updated_at: 1_700_000_000_000 })),
+    ).toBe('accepted');
     expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2016-12-31T23:59:60Z' }))).toMatch(/^created_at: /);
     expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: '2024-01-01 00:00:00' }))).toMatch(/^created_at: /);
     expect(rejection(() => validateFlow({ id: 'a', name: 'A', created_at: 1e20 }))).toMatch(/^created_at: /);
@@ -58,7 +65,9 @@ describe('admin upsert bodies against the content schemas', () => {
     expect(rejection(() => recordsOf([{ id: 'lp' }], validateStudioDocument))).toBe('[0].name: is required');
     expect(rejection(() => recordsOf([{ id: '', name: 'LP' }], validateStudioDocument))).toBe('[0].id: must not be empty');
     expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', published: 'yes' }], validateStudioDocument))).toMatch(/^\[0\]\.published: /);
-    expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', updated_at: '2024-01-01 00:00' }], validateStudioDocument))).toMatch(/^\[0\]\.updated_at: /);
+    expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', updated_at: '2024-01-01 00:00' }], validateStudioDocument))).toMatch(
+      /^\[0\]\.updated_at: /,
+    );
   });
 
   it('accepts filtering rules with only a mode and rejects an unknown mode', () => {

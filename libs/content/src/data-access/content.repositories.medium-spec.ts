@@ -22,8 +22,19 @@ describe('the content repositories', () => {
 
   it("list an account's records by name in code point order (capitals first, accented letters last), then by id", async () => {
     const { manager } = database.dataSource;
-    await tags.write(manager, [tag('acme', '3', 'beta'), tag('acme', '1', 'Zeta'), tag('acme', '2', 'beta'), tag('acme', '4', 'Älpha'), tag('other', '5', 'alpha')]);
-    expect((await tags.list({ accountId: 'acme' })).map((found) => `${found.name}#${found.id}`)).toEqual(['Zeta#1', 'beta#2', 'beta#3', 'Älpha#4']);
+    await tags.write(manager, [
+      tag('acme', '3', 'beta'),
+      tag('acme', '1', 'Zeta'),
+      tag('acme', '2', 'beta'),
+      tag('acme', '4', 'Älpha'),
+      tag('other', '5', 'alpha'),
+    ]);
+    expect((await tags.list({ accountId: 'acme' })).map((found) => `${found.name}#${found.id}`)).toEqual([
+      'Zeta#1',
+      'beta#2',
+      'beta#3',
+      'Älpha#4',
+    ]);
   });
 
   it('replace a stored record written again with the same key, and keep accounts apart', async () => {
@@ -31,7 +42,9 @@ describe('the content repositories', () => {
     await tags.write(manager, [tag('acme', '1', 'renamed')]);
     expect((await tags.findOne({ accountId: 'acme' }, '1'))?.name).toBe('renamed');
     expect(await tags.findOne({ accountId: 'other' }, '1')).toBeNull();
-    const locked = await database.dataSource.transaction((transaction) => tags.findManyForUpdate(transaction, { accountId: 'acme' }, ['1', '2', 'missing']));
+    const locked = await database.dataSource.transaction((transaction) =>
+      tags.findManyForUpdate(transaction, { accountId: 'acme' }, ['1', '2', 'missing']),
+    );
     expect([...locked.keys()].sort()).toEqual(['1', '2']);
   });
 });

@@ -13,7 +13,9 @@ import { IngestionFilteringRulesEntity } from './ingestion-filtering-rules.entit
  */
 @Injectable()
 export class FilteringRulesAuthority {
-  constructor(@InjectRepository(IngestionFilteringRulesEntity, CONTENT_SCHEMA) private readonly reader: Repository<IngestionFilteringRulesEntity>) {}
+  constructor(
+    @InjectRepository(IngestionFilteringRulesEntity, CONTENT_SCHEMA) private readonly reader: Repository<IngestionFilteringRulesEntity>,
+  ) {}
 
   /** The account's stored rules; null when it never set any. */
   find(accountId: string): Promise<StoredFilteringRules | null> {

@@ -52,10 +52,10 @@ export abstract class ScopedRecordRepository<E extends ScopedRow, Scope extends 
 }
 
 /** Records that can be published (flows, pins, mobile experiences). */
-export abstract class PublishableRecordRepository<E extends ScopedRow & PublicationState, Scope extends Partial<E>> extends ScopedRecordRepository<
-  E,
-  Scope
-> {
+export abstract class PublishableRecordRepository<
+  E extends ScopedRow & PublicationState,
+  Scope extends Partial<E>,
+> extends ScopedRecordRepository<E, Scope> {
   async setPublication(manager: EntityManager, scope: Scope, id: string, state: PublicationState): Promise<void> {
     const { published, publishedAt, updatedAt } = state;
     const changes = { published, publishedAt, updatedAt } as unknown as QueryDeepPartialEntity<E>;

@@ -1,9 +1,4 @@
-import {
-  defaultFilteringRules,
-  filteringRulesChange,
-  filteringRulesOf,
-  toPublicFilteringRules,
-} from './ingestion-filtering-rules';
+import { defaultFilteringRules, filteringRulesChange, filteringRulesOf, toPublicFilteringRules } from './ingestion-filtering-rules';
 
 const now = new Date('2024-06-01T12:00:00.000Z');
 

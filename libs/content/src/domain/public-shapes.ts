@@ -1,5 +1,11 @@
 import type { Experience, ExperienceTimestampForm, Flow, Tag } from '@guidepost/contracts-http';
-import { TYPED_EXPERIENCE_KINDS, type ExperienceRecord, type FlowRecord, type StudioDocumentRecord, type TagRecord } from './content-records';
+import {
+  TYPED_EXPERIENCE_KINDS,
+  type ExperienceRecord,
+  type FlowRecord,
+  type StudioDocumentRecord,
+  type TagRecord,
+} from './content-records';
 import { epochMillis, experienceTimestamp, flowTimestamp, isoTimestamp } from './timestamp-forms';
 
 /** The `tags` map of the public records: every tag id as a key with the value `true`. */

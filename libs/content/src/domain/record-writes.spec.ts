@@ -52,7 +52,14 @@ describe('flowRecordOf', () => {
   it('takes explicit times in either input form', () => {
     const written = flowRecordOf(
       'acme',
-      { id: 'tour', name: 'T', published: true, published_at: '2023-03-03T03:03:03Z', created_at: 1_600_000_000_000, updated_at: '2023-04-04T00:00:00+02:00' },
+      {
+        id: 'tour',
+        name: 'T',
+        published: true,
+        published_at: '2023-03-03T03:03:03Z',
+        created_at: 1_600_000_000_000,
+        updated_at: '2023-04-04T00:00:00+02:00',
+      },
       stored,
       now,
     );
@@ -97,7 +104,12 @@ describe('experienceRecordOf', () => {
     const record = experienceRecordOf(
       'pin',
       'acme',
-      { id: 'p', name: 'P', created_by: 'ana', steps: [{ id: 's1' }, { id: 's2', index: 7, type: 'group', updatedAt: '2024-01-01T00:00:00Z' }] },
+      {
+        id: 'p',
+        name: 'P',
+        created_by: 'ana',
+        steps: [{ id: 's1' }, { id: 's2', index: 7, type: 'group', updatedAt: '2024-01-01T00:00:00Z' }],
+      },
       undefined,
       now,
     );

@@ -44,7 +44,12 @@ function auditOf(input: AuditInput, existing: AuditFields | undefined, now: Date
 }
 
 /** An explicit publish time wins; otherwise (or when null on a published record) the publish rules decide. */
-function publishedAtOf(input: Pick<PublishableInput | StudioDocumentUpsert, 'published_at'>, existing: PublicationState | undefined, published: boolean, now: Date): Date | null {
+function publishedAtOf(
+  input: Pick<PublishableInput | StudioDocumentUpsert, 'published_at'>,
+  existing: PublicationState | undefined,
+  published: boolean,
+  now: Date,
+): Date | null {
   if (input.published_at !== undefined && input.published_at !== null) return timeOfInput(input.published_at);
   if (input.published_at === null && !published) return null;
   return publishedAtAfterWrite(existing, published, now);

@@ -27,7 +27,13 @@ const kindAt = (collection: string) => EXPERIENCE_KINDS.find((kind) => kind.coll
 
 describe('studioDocumentRecordOf', () => {
   it('keeps every field of the studio as given and takes the managed ones out of the document', () => {
-    const record = studioDocumentRecordOf('launchpads', 'acme', { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime() }, undefined, now);
+    const record = studioDocumentRecordOf(
+      'launchpads',
+      'acme',
+      { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime() },
+      undefined,
+      now,
+    );
     expect(record).toEqual({
       accountId: 'acme',
       kind: 'launchpads',
@@ -74,7 +80,11 @@ describe('toPublicStudioDocument', () => {
 
   it('answers ISO 8601 with milliseconds and Z for checklists', () => {
     const output = toPublicStudioDocument({ ...record, kind: 'checklists' }, kindAt('checklists').timestamps);
-    expect(output).toMatchObject({ published_at: '2024-01-01T08:00:00.456Z', created_at: '2024-01-01T08:00:00.456Z', updated_at: '2024-06-01T12:00:00.000Z' });
+    expect(output).toMatchObject({
+      published_at: '2024-01-01T08:00:00.456Z',
+      created_at: '2024-01-01T08:00:00.456Z',
+      updated_at: '2024-06-01T12:00:00.000Z',
+    });
     expect(ajv.validate(studioDocumentSchema(kindAt('checklists')), output)).toBe(true);
   });
 

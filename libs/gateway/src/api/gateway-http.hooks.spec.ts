@@ -35,7 +35,11 @@ describe('GatewayHttpHooks', () => {
     fastify = Fastify();
     const throttle = new AuthenticationThrottle(countAttempts(metrics));
     const config = loadConfig({ GUIDEPOST_TRUSTED_PROXY_HOPS: String(trustedProxyHops) });
-    const hooks = new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new OneKey()), new FixedWindowRateLimiter(2), throttle), throttle, config);
+    const hooks = new GatewayHttpHooks(
+      new PublicApiGate(new ApiKeyAuthenticator(new OneKey()), new FixedWindowRateLimiter(2), throttle),
+      throttle,
+      config,
+    );
     hooks.installBeforeCredentials(fastify);
     hooks.install(fastify);
     fastify.setErrorHandler((error, _request, reply) => {
@@ -89,7 +93,12 @@ describe('GatewayHttpHooks', () => {
     await send();
     const response = await send();
     expect(response.statusCode).toBe(429);
-    expect(response.headers).toMatchObject({ 'retry-after': '1', 'ratelimit-remaining': '0', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' });
+    expect(response.headers).toMatchObject({
+      'retry-after': '1',
+      'ratelimit-remaining': '0',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '1',
+    });
   });
 
   it('leaves routes outside the public API alone', async () => {
@@ -106,25 +115,44 @@ describe('GatewayHttpHooks', () => {
     }
 
     it('refuses a client address that failed the admin token, before the token is checked, and counts it', async () => {
-      expect(await failuresCounted()).toEqual({ 'api_key refused': 0, 'api_key throttled': 0, 'admin_token refused': 0, 'admin_token throttled': 0 });
-      for (let attempt = 0; attempt < FAILED_AUTHENTICATION.failures; attempt += 1) expect((await adminRequest('guess')).statusCode).toBe(401);
+      expect(await failuresCounted()).toEqual({
+        'api_key refused': 0,
+        'api_key throttled': 0,
+        'admin_token refused': 0,
+        'admin_token throttled': 0,
+      });
+      for (let attempt = 0; attempt < FAILED_AUTHENTICATION.failures; attempt += 1)
+        expect((await adminRequest('guess')).statusCode).toBe(401);
       const checks = adminChecks;
       const throttled = await adminRequest(ADMIN_TOKEN);
       expect(throttled.statusCode).toBe(429);
       expect(throttled.headers['retry-after']).toBe(String(FAILED_AUTHENTICATION.coolDownMs / 1000));
-      expect(throttled.json()).toMatchObject({ status: 429, detail: 'Too many failed authentication attempts from this client address; retry after 300 s' });
+      expect(throttled.json()).toMatchObject({
+        status: 429,
+        detail: 'Too many failed authentication attempts from this client address; retry after 300 s',
+      });
       expect(adminChecks).toBe(checks);
       // The public API from that address too: the address is throttled, whatever it presents.
-      expect((await fastify.inject({ url: '/v2/accounts/acme/flows', remoteAddress: '203.0.113.7', headers: { authorization: AUTHORIZATION } })).statusCode).toBe(429);
-      expect(await failuresCounted()).toMatchObject({ 'admin_token refused': FAILED_AUTHENTICATION.failures, 'admin_token throttled': 1, 'api_key throttled': 1 });
+      expect(
+        (await fastify.inject({ url: '/v2/accounts/acme/flows', remoteAddress: '203.0.113.7', headers: { authorization: AUTHORIZATION } }))
+          .statusCode,
+      ).toBe(429);
+      expect(await failuresCounted()).toMatchObject({
+        'admin_token refused': FAILED_AUTHENTICATION.failures,
+        'admin_token throttled': 1,
+        'api_key throttled': 1,
+      });
     });
 
     it('throttles the admin token failed from many addresses, except from an address it succeeded from', async () => {
       expect((await adminRequest(ADMIN_TOKEN, '192.0.2.1')).statusCode).toBe(200);
-      for (let address = 0; address < FAILED_AUTHENTICATION.failures; address += 1) expect((await adminRequest('guess', `198.51.100.${address}`)).statusCode).toBe(401);
+      for (let address = 0; address < FAILED_AUTHENTICATION.failures; address += 1)
+        expect((await adminRequest('guess', `198.51.100.${address}`)).statusCode).toBe(401);
       const throttled = await adminRequest(ADMIN_TOKEN, '198.51.100.200');
       expect(throttled.statusCode).toBe(429);
-      expect(throttled.json()).toMatchObject({ detail: 'Too many failed authentication attempts with this admin token; retry after 300 s' });
+      expect(throttled.json()).toMatchObject({
+        detail: 'Too many failed authentication attempts with this admin token; retry after 300 s',
+      });
       expect((await adminRequest(ADMIN_TOKEN, '192.0.2.1')).statusCode).toBe(200);
     });
 
@@ -132,11 +160,21 @@ describe('GatewayHttpHooks', () => {
       await fastify.close();
       await start(1);
       const viaProxy = (clientWrote: string, token = 'guess') =>
-        fastify.inject({ url: '/admin/v1/accounts', remoteAddress: '10.0.0.5', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${clientWrote}, 203.0.113.7` } });
+        fastify.inject({
+          url: '/admin/v1/accounts',
+          remoteAddress: '10.0.0.5',
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${clientWrote}, 203.0.113.7` },
+        });
       // Another client behind the same proxy, known to the token (the token is throttled too below).
-      const other = () => fastify.inject({ url: '/admin/v1/accounts', remoteAddress: '10.0.0.5', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-forwarded-for': '198.51.100.9' } });
+      const other = () =>
+        fastify.inject({
+          url: '/admin/v1/accounts',
+          remoteAddress: '10.0.0.5',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-forwarded-for': '198.51.100.9' },
+        });
       expect((await other()).statusCode).toBe(200);
-      for (let attempt = 0; attempt < FAILED_AUTHENTICATION.failures; attempt += 1) expect((await viaProxy(`192.0.2.${attempt}`)).statusCode).toBe(401);
+      for (let attempt = 0; attempt < FAILED_AUTHENTICATION.failures; attempt += 1)
+        expect((await viaProxy(`192.0.2.${attempt}`)).statusCode).toBe(401);
       expect((await viaProxy('192.0.2.200', ADMIN_TOKEN)).statusCode).toBe(429);
       expect((await other()).statusCode).toBe(200);
     });

@@ -86,7 +86,10 @@ export class GatewayHttpHooks {
   }
 
   private clientAddressOf(request: FastifyRequest): string {
-    return clientAddressOf({ peerAddress: request.socket.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }, this.trustedProxyHops);
+    return clientAddressOf(
+      { peerAddress: request.socket.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] },
+      this.trustedProxyHops,
+    );
   }
 }
 

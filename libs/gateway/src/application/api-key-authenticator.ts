@@ -44,7 +44,10 @@ export class ApiKeyAuthenticator {
     if (cached !== undefined) return cached;
     const stale = this.cache.getStale(key);
     const lookup = this.lookup.findActive(key);
-    const found = stale === undefined ? await lookup : await withDeadline(lookup, STALE_KEY_LOOKUP_WAIT_MS, 'the API key store').catch((error: unknown) => staleOnOutage(error, stale));
+    const found =
+      stale === undefined
+        ? await lookup
+        : await withDeadline(lookup, STALE_KEY_LOOKUP_WAIT_MS, 'the API key store').catch((error: unknown) => staleOnOutage(error, stale));
     // A key the store no longer knows (revoked) must not be served stale later either.
     if (found === undefined) this.cache.delete(key);
     else this.cache.set(key, found);

@@ -74,14 +74,17 @@ export class AuthenticationThrottle {
     this.onAttempt(attempt.credential, 'throttled');
     const retryAfterSeconds = Math.ceil(Math.max(fromAddress, withCredential) / 1000);
     const source = fromAddress > 0 ? 'from this client address' : `with this ${CREDENTIAL_NAMES[attempt.credential]}`;
-    return new DomainError('throttled', `Too many failed authentication attempts ${source}; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+    return new DomainError('throttled', `Too many failed authentication attempts ${source}; retry after ${retryAfterSeconds} s`, {
+      retryAfterSeconds,
+    });
   }
 
   /** Counts a failed attempt against its address and its credential. */
   failed(attempt: Attempt): void {
     this.onAttempt(attempt.credential, 'refused');
     if (this.addresses.fail(attempt.address)) this.warn(`from ${attempt.address}`, attempt);
-    if (attempt.subject !== undefined && this.credentials.fail(credentialOf(attempt))) this.warn(`with ${describe(attempt)}, the last from ${attempt.address}`, attempt);
+    if (attempt.subject !== undefined && this.credentials.fail(credentialOf(attempt)))
+      this.warn(`with ${describe(attempt)}, the last from ${attempt.address}`, attempt);
   }
 
   /** Remembers the address as one the credential is used from. */
@@ -96,7 +99,9 @@ export class AuthenticationThrottle {
   /** Once per throttling: the operator learns who is failing (the runbook of GuidepostAuthenticationFailures). */
   private warn(source: string, attempt: Attempt): void {
     const { failures, windowMs, coolDownMs } = this.options;
-    this.logger.warn(`throttled for ${coolDownMs / 1000} s: ${failures} failed ${CREDENTIAL_NAMES[attempt.credential]} attempts within ${windowMs / 1000} s ${source}`);
+    this.logger.warn(
+      `throttled for ${coolDownMs / 1000} s: ${failures} failed ${CREDENTIAL_NAMES[attempt.credential]} attempts within ${windowMs / 1000} s ${source}`,
+    );
   }
 }
 

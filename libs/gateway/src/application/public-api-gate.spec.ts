@@ -47,12 +47,15 @@ describe('PublicApiGate', () => {
     now = 1_000_000;
     apiKeys = new FakeApiKeys();
     authenticator = new ApiKeyAuthenticator(apiKeys, new ExpiringCache(API_KEY_CACHE, () => now));
-    gate = new PublicApiGate(authenticator, new FixedWindowRateLimiter(2, 1000, () => now), new AuthenticationThrottle(undefined, FAILED_AUTHENTICATION, () => now));
+    gate = new PublicApiGate(
+      authenticator,
+      new FixedWindowRateLimiter(2, 1000, () => now),
+      new AuthenticationThrottle(undefined, FAILED_AUTHENTICATION, () => now),
+    );
     headers = {};
   });
 
-  const admit = (overrides?: Partial<GateRequest>) =>
-    gate.admit(request(overrides), (name, value) => (headers[name] = value));
+  const admit = (overrides?: Partial<GateRequest>) => gate.admit(request(overrides), (name, value) => (headers[name] = value));
 
   async function failure(overrides?: Partial<GateRequest>): Promise<DomainError> {
     const error: unknown = await admit(overrides).then(
@@ -76,7 +79,9 @@ describe('PublicApiGate', () => {
   });
 
   it('does not check requests outside the public API', async () => {
-    await expect(admit({ url: '/admin/v1/accounts', routePattern: '/admin/v1/accounts', accountParam: undefined, authorization: undefined })).resolves.toBeUndefined();
+    await expect(
+      admit({ url: '/admin/v1/accounts', routePattern: '/admin/v1/accounts', accountParam: undefined, authorization: undefined }),
+    ).resolves.toBeUndefined();
     expect(headers).toEqual({});
   });
 
@@ -94,7 +99,12 @@ describe('PublicApiGate', () => {
   });
 
   it('requires credentials for unknown routes under /v2/ as well', async () => {
-    const error = await failure({ url: '/v2/accounts/acme/nothing', routePattern: undefined, accountParam: undefined, authorization: undefined });
+    const error = await failure({
+      url: '/v2/accounts/acme/nothing',
+      routePattern: undefined,
+      accountParam: undefined,
+      authorization: undefined,
+    });
     expect(error.code).toBe('unauthenticated');
   });
 
@@ -181,16 +191,22 @@ describe('PublicApiGate, after repeated failed authentication', () => {
       return authenticate(key, secret);
     };
     outcomes = [];
-    const throttle = new AuthenticationThrottle((_credential, outcome) => outcomes.push(outcome), FAILED_AUTHENTICATION, () => now);
+    const throttle = new AuthenticationThrottle(
+      (_credential, outcome) => outcomes.push(outcome),
+      FAILED_AUTHENTICATION,
+      () => now,
+    );
     gate = new PublicApiGate(authenticator, new FixedWindowRateLimiter(10_000, 1000, () => now), throttle);
   });
 
   /** The error the gate answers with, or the account it admitted. */
   const outcome = (overrides: Partial<GateRequest>): Promise<DomainError | string | undefined> =>
-    gate.admit(request(overrides), () => undefined).catch((error: unknown) => {
-      if (error instanceof DomainError) return error;
-      throw error;
-    });
+    gate
+      .admit(request(overrides), () => undefined)
+      .catch((error: unknown) => {
+        if (error instanceof DomainError) return error;
+        throw error;
+      });
   const wrongSecret = (clientAddress: string, key = KEY) => outcome({ clientAddress, authorization: basic(key, 'guess') });
   const rightSecret = (clientAddress: string) => outcome({ clientAddress });
   const codeOf = (answer: DomainError | string | undefined) => (answer instanceof DomainError ? answer.code : answer);
@@ -204,7 +220,9 @@ describe('PublicApiGate, after repeated failed authentication', () => {
     const before = checked;
     const throttled = await rightSecret('203.0.113.7');
     expect(throttled).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
-    expect((throttled as DomainError).detail).toBe(`Too many failed authentication attempts from this client address; retry after ${coolDownMs / 1000} s`);
+    expect((throttled as DomainError).detail).toBe(
+      `Too many failed authentication attempts from this client address; retry after ${coolDownMs / 1000} s`,
+    );
     expect(codeOf(await outcome({ clientAddress: '203.0.113.7', authorization: undefined }))).toBe('throttled');
     expect(checked).toBe(before);
     expect(outcomes).toEqual([...Array<AttemptOutcome>(failures).fill('refused'), 'throttled', 'throttled']);
@@ -246,7 +264,9 @@ describe('PublicApiGate, after repeated failed authentication', () => {
     const before = checked;
     const throttled = await rightSecret('203.0.113.7');
     expect(throttled).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
-    expect((throttled as DomainError).detail).toBe(`Too many failed authentication attempts with this API key; retry after ${coolDownMs / 1000} s`);
+    expect((throttled as DomainError).detail).toBe(
+      `Too many failed authentication attempts with this API key; retry after ${coolDownMs / 1000} s`,
+    );
     expect(checked).toBe(before);
     expect(await rightSecret('192.0.2.1')).toBe('acme');
     now += coolDownMs;
@@ -256,7 +276,10 @@ describe('PublicApiGate, after repeated failed authentication', () => {
   it('answers an unknown key as a known one, so the 429 tells nothing of which keys exist', async () => {
     const unknown = 'ffffffffffffffffffffffff';
     for (let address = 0; address < failures; address += 1) await failFrom(`198.51.100.${address}`, 1, unknown);
-    expect((await wrongSecret('203.0.113.7', unknown)) as DomainError).toMatchObject({ code: 'throttled', retryAfterSeconds: coolDownMs / 1000 });
+    expect((await wrongSecret('203.0.113.7', unknown)) as DomainError).toMatchObject({
+      code: 'throttled',
+      retryAfterSeconds: coolDownMs / 1000,
+    });
     expect(await rightSecret('203.0.113.7')).toBe('acme');
   });
 });

@@ -18,7 +18,11 @@ const OVERLAP_MS = 5_000;
  */
 export class RevokedKeyWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RevokedKeyWatcher.name);
-  private readonly task = new PeriodicTask({ intervalMs: REVOCATION_POLL_MS, run: () => this.look(), onFailure: (error) => this.reportFailure(error) });
+  private readonly task = new PeriodicTask({
+    intervalMs: REVOCATION_POLL_MS,
+    run: () => this.look(),
+    onFailure: (error) => this.reportFailure(error),
+  });
   /** The database's clock at the last look that succeeded. */
   private since: Date | undefined;
   private failing = false;

@@ -31,7 +31,13 @@ async function gatewayDatabase(): Promise<string> {
 
 /** One gateway replica's connection to the gateway schema. */
 function replicaDataSource(url: string): Promise<DataSource> {
-  return new DataSource({ type: 'postgres', url, schema: GATEWAY_SCHEMA, entities: [AccountEntity, ApiKeyEntity], poolSize: 4 }).initialize();
+  return new DataSource({
+    type: 'postgres',
+    url,
+    schema: GATEWAY_SCHEMA,
+    entities: [AccountEntity, ApiKeyEntity],
+    poolSize: 4,
+  }).initialize();
 }
 
 describe('limits shared by every gateway replica, on a real PostgreSQL', () => {

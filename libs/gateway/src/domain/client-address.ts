@@ -49,7 +49,8 @@ function firstHextets(address: string, count: number): string[] {
   const [head, tail] = address.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   // An embedded IPv4 address at the end stands for two groups; only the count of groups matters here.
-  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group]));
+  const tailGroups =
+    tail === undefined || tail === '' ? [] : tail.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group]));
   const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
   return [...headGroups, ...zeros, ...tailGroups].slice(0, count).map((group) => parseInt(group, 16).toString(16));
 }

@@ -50,7 +50,10 @@ export class FailureTally {
     const current = this.tallies.get(subject);
     const throttled = (current?.throttledUntil ?? 0) > now;
     // A throttled subject keeps its tally (failures may still come from where it is not refused).
-    const tally = current === undefined || (current.windowEndsAt <= now && !throttled) ? { windowEndsAt: now + this.options.windowMs, failures: 0 } : current;
+    const tally =
+      current === undefined || (current.windowEndsAt <= now && !throttled)
+        ? { windowEndsAt: now + this.options.windowMs, failures: 0 }
+        : current;
     tally.failures += 1;
     const throttles = !throttled && tally.failures >= this.options.failures;
     if (throttles) tally.throttledUntil = now + this.options.coolDownMs;

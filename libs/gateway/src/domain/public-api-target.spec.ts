@@ -1,7 +1,6 @@
 import { publicApiTarget } from './public-api-target';
 
-const at = (url: string, routePattern?: string, accountParam?: string) =>
-  publicApiTarget({ url, routePattern, accountParam });
+const at = (url: string, routePattern?: string, accountParam?: string) => publicApiTarget({ url, routePattern, accountParam });
 
 describe('publicApiTarget', () => {
   it('guards public routes and reads the account from the route parameter', () => {
@@ -16,12 +15,9 @@ describe('publicApiTarget', () => {
     expect(at('/v2/whatever')).toEqual({ guarded: true, accountId: undefined });
   });
 
-  it.each(['/admin/v1/accounts', '/health', '/metrics', '/openapi.json', '/blobs/abc', '/v2', '/v20/x', '/'])(
-    'leaves %s alone',
-    (url) => {
-      expect(at(url)).toEqual({ guarded: false });
-    },
-  );
+  it.each(['/admin/v1/accounts', '/health', '/metrics', '/openapi.json', '/blobs/abc', '/v2', '/v20/x', '/'])('leaves %s alone', (url) => {
+    expect(at(url)).toEqual({ guarded: false });
+  });
 
   it('is not fooled by percent-encoding or doubled slashes the router would see through', () => {
     expect(at('/%762/accounts/acme/flows')).toEqual({ guarded: true, accountId: 'acme' });

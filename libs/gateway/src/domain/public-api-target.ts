@@ -1,7 +1,5 @@
 /** Whether a request is a public API call and, if so, which account its path names. */
-export type PublicApiTarget =
-  | { readonly guarded: false }
-  | { readonly guarded: true; readonly accountId: string | undefined };
+export type PublicApiTarget = { readonly guarded: false } | { readonly guarded: true; readonly accountId: string | undefined };
 
 export interface RequestLocation {
   /** The raw request target, query string included. */

@@ -10,7 +10,11 @@ async function bytesOf(payload: unknown): Promise<Buffer> {
 
 describe('captureAnswer', () => {
   it('takes a serialised answer (string or Buffer) as it is', async () => {
-    await expect(captureAnswer('{"status":200}', 100)).resolves.toEqual({ kind: 'whole', body: Buffer.from('{"status":200}'), payload: '{"status":200}' });
+    await expect(captureAnswer('{"status":200}', 100)).resolves.toEqual({
+      kind: 'whole',
+      body: Buffer.from('{"status":200}'),
+      payload: '{"status":200}',
+    });
     const buffer = Buffer.from('abc');
     await expect(captureAnswer(buffer, 100)).resolves.toEqual({ kind: 'whole', body: buffer, payload: buffer });
     await expect(captureAnswer(undefined, 100)).resolves.toEqual({ kind: 'whole', body: Buffer.alloc(0), payload: undefined });

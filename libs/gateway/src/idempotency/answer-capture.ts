@@ -19,7 +19,8 @@ export type CapturedAnswer =
 export async function captureAnswer(payload: unknown, maxBytes: number): Promise<CapturedAnswer> {
   if (payload === undefined || payload === null) return { kind: 'whole', body: Buffer.alloc(0), payload };
   if (typeof payload === 'string' || Buffer.isBuffer(payload) || payload instanceof Uint8Array) {
-    const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+    const body =
+      typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
     return body.length <= maxBytes ? { kind: 'whole', body: Buffer.from(body), payload } : { kind: 'too_large', payload };
   }
   if (!(payload instanceof Readable)) return { kind: 'unreadable', payload };

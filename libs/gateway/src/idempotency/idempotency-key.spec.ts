@@ -41,6 +41,10 @@ describe('replayableHeaders', () => {
         'set-cookie': ['a=b'],
         link: ['<a>; rel="next"', '<b>; rel="prev"'],
       }),
-    ).toEqual({ 'content-type': 'application/json; charset=utf-8', location: '/v2/accounts/acme/jobs/j1', link: '<a>; rel="next", <b>; rel="prev"' });
+    ).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      location: '/v2/accounts/acme/jobs/j1',
+      link: '<a>; rel="next", <b>; rel="prev"',
+    });
   });
 });

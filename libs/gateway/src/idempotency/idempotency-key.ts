@@ -43,7 +43,9 @@ const REPLAYED_HEADERS = [
   'allow',
 ];
 
-export function replayableHeaders(headers: Readonly<Record<string, string | number | readonly string[] | undefined>>): Record<string, string> {
+export function replayableHeaders(
+  headers: Readonly<Record<string, string | number | readonly string[] | undefined>>,
+): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = headers[name];

@@ -17,11 +17,18 @@ import { PublicApiGate } from '../application/public-api-gate';
 import { hashSecret } from '../domain/credentials';
 import { FixedWindowRateLimiter } from '../domain/fixed-window-rate-limiter';
 import { GatewayProxy } from '../routing/gateway-proxy';
-import { type ClaimOutcome, type ClaimTerms, IdempotencyStore, type KeyRef, type RequestLine, type StoredAnswer } from './idempotency-store.port';
+import {
+  type ClaimOutcome,
+  type ClaimTerms,
+  IdempotencyStore,
+  type KeyRef,
+  type RequestLine,
+  type StoredAnswer,
+} from './idempotency-store.port';
 import { IdempotentRequests } from './idempotent-requests';
 
 const SECRET = 'the-secret';
-const KEYS: Record<string, string> = { '0123456789abcdef01234567': 'acme', 'fedcba9876543210fedcba98': 'globex' };
+const KEYS: Record<string, string> = { '0123456789abcdef01234567': 'acme', fedcba9876543210fedcba98: 'globex' };
 const TOKEN = 'internal-token-for-tests-0123456789abcdef';
 const MB = 1024 * 1024;
 
@@ -61,7 +68,8 @@ class MemoryIdempotencyStore extends IdempotencyStore {
       this.rows.set(id, { line, token, lockedUntil: now + terms.leaseMs, expiresAt: now + terms.ttlSeconds * 1000 });
       return Promise.resolve({ kind: 'claimed', token });
     }
-    if (existing.answer === undefined || existing.bodySha256 === undefined) return Promise.resolve({ kind: 'running', request: existing.line });
+    if (existing.answer === undefined || existing.bodySha256 === undefined)
+      return Promise.resolve({ kind: 'running', request: existing.line });
     return Promise.resolve({ kind: 'answered', request: existing.line, bodySha256: existing.bodySha256, answer: existing.answer });
   }
 
@@ -196,18 +204,29 @@ function cutUpload(base: string, path: string, key: string): Promise<void> {
       port,
       method: 'POST',
       path,
-      headers: { authorization: basic('acme'), 'idempotency-key': key, 'content-type': 'application/ndjson', 'content-length': body.length },
+      headers: {
+        authorization: basic('acme'),
+        'idempotency-key': key,
+        'content-type': 'application/ndjson',
+        'content-length': body.length,
+      },
     });
     request.on('error', () => resolve());
-    request.write(body.subarray(0, body.length / 2), () => setTimeout(() => {
-      request.destroy();
-      resolve();
-    }, 100));
+    request.write(body.subarray(0, body.length / 2), () =>
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, 100),
+    );
   });
 }
 
 /** A host with the platform's conventions and the gateway's hooks (authentication, then idempotency). */
-async function startHost(config: AppConfig, store: IdempotencyStore, addRoutes: (fastify: FastifyInstance) => void): Promise<NestFastifyApplication> {
+async function startHost(
+  config: AppConfig,
+  store: IdempotencyStore,
+  addRoutes: (fastify: FastifyInstance) => void,
+): Promise<NestFastifyApplication> {
   @Module({ imports: [PlatformConfigModule.forRoot(config), PlatformHttpModule] })
   class HostModule {}
   const app = await NestFactory.create<NestFastifyApplication>(HostModule, new FastifyAdapter(fastifyAdapterOptions(config)), {
@@ -243,7 +262,10 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
       fastify.patch('/v2/accounts/:account_id/things/:id', (request) => ({ run: ran('patch'), body: request.body }));
       fastify.delete('/v2/accounts/:account_id/things/:id', () => ({ run: ran('delete') }));
       fastify.get('/v2/accounts/:account_id/things', () => ({ run: ran('get') }));
-      fastify.post('/v2/accounts/:account_id/uploads', async (request) => ({ run: ran('uploads'), ...(await digestOf(request.body as Readable)) }));
+      fastify.post('/v2/accounts/:account_id/uploads', async (request) => ({
+        run: ran('uploads'),
+        ...(await digestOf(request.body as Readable)),
+      }));
       fastify.post('/v2/accounts/:account_id/slow', async () => {
         const run = ran('slow');
         await slow.promise;
@@ -316,7 +338,12 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
     const otherMethod = await send(base, { method: 'DELETE', path: '/v2/accounts/acme/things/7', key: 'k-method' });
     for (const answer of [otherBody, otherQuery, otherMethod]) {
       expect(answer.status).toBe(422);
-      expect(json(answer)).toMatchObject({ error: true, status: 422, title: 'Unprocessable Entity', detail: expect.stringMatching(/^Idempotency-Key: /) });
+      expect(json(answer)).toMatchObject({
+        error: true,
+        status: 422,
+        title: 'Unprocessable Entity',
+        detail: expect.stringMatching(/^Idempotency-Key: /),
+      });
     }
     expect(json(otherBody)['detail']).toMatch(/another body/);
     expect(json(otherQuery)['detail']).toMatch(/first used with POST \/v2\/accounts\/acme\/things;/);
@@ -380,7 +407,12 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
     const retry = await send(base, { path: '/v2/accounts/acme/uploads', key: 'k-upload', body, headers });
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(json(retry)).toEqual(json(first));
-    const longer = await send(base, { path: '/v2/accounts/acme/uploads', key: 'k-upload', body: Buffer.concat([body, Buffer.from('\n')]), headers });
+    const longer = await send(base, {
+      path: '/v2/accounts/acme/uploads',
+      key: 'k-upload',
+      body: Buffer.concat([body, Buffer.from('\n')]),
+      headers,
+    });
     expect(longer.status).toBe(422);
     expect(runs['uploads']).toBe(1);
   });
@@ -389,7 +421,12 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
     await cutUpload(base, '/v2/accounts/acme/uploads', 'k-cut');
     await until(() => store.state('acme', 'k-cut') === 'absent');
     const body = ndjson(2);
-    const retry = await send(base, { path: '/v2/accounts/acme/uploads', key: 'k-cut', body, headers: { 'content-type': 'application/ndjson' } });
+    const retry = await send(base, {
+      path: '/v2/accounts/acme/uploads',
+      key: 'k-cut',
+      body,
+      headers: { 'content-type': 'application/ndjson' },
+    });
     expect(retry.status).toBe(200);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect(json(retry)).toMatchObject({ bytes: body.length });
@@ -410,7 +447,11 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
     ['holding a control character', 'a\tb'],
   ])('refuses a key that is %s with a 400 naming the header', async (_label, key) => {
     const before = runs['things'] ?? 0;
-    const answer = await send(base, { path: '/v2/accounts/acme/things', json: {}, headers: { 'idempotency-key': Buffer.from(key, 'latin1').toString('latin1') } });
+    const answer = await send(base, {
+      path: '/v2/accounts/acme/things',
+      json: {},
+      headers: { 'idempotency-key': Buffer.from(key, 'latin1').toString('latin1') },
+    });
     expect(answer.status).toBe(400);
     expect(json(answer)['detail']).toMatch(/^Idempotency-Key: must be 1 to 255 printable ASCII characters/);
     expect(runs['things']).toBe(before);
@@ -425,7 +466,12 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
   });
 
   it('checks credentials first: a request refused 401 claims nothing', async () => {
-    const answer = await send(base, { path: '/v2/accounts/acme/things', key: 'k-anonymous', json: {}, headers: { authorization: 'Basic bm9wZTpub3Bl' } });
+    const answer = await send(base, {
+      path: '/v2/accounts/acme/things',
+      key: 'k-anonymous',
+      json: {},
+      headers: { authorization: 'Basic bm9wZTpub3Bl' },
+    });
     expect(answer.status).toBe(401);
     expect(store.state('acme', 'k-anonymous')).toBe('absent');
   });
@@ -439,7 +485,12 @@ describe('IdempotentRequests, with handlers in process (the standalone shape)', 
         port,
         method: 'POST',
         path: '/v2/accounts/acme/slow',
-        headers: { authorization: basic('acme'), 'idempotency-key': 'k-gone', 'content-type': 'application/json', 'content-length': body.length },
+        headers: {
+          authorization: basic('acme'),
+          'idempotency-key': 'k-gone',
+          'content-type': 'application/json',
+          'content-length': body.length,
+        },
       });
       request.on('error', () => resolve());
       request.end(body);
@@ -476,7 +527,10 @@ describe('IdempotentRequests, with answers streamed from a service (the distribu
       const digest = await digestOf(request.body as Readable | undefined);
       await hold;
       if (answerWith) return answerWith(reply);
-      return reply.code(202).header('location', `/jobs/job-${run}`).send({ job_id: `job-${run}`, ...digest });
+      return reply
+        .code(202)
+        .header('location', `/jobs/job-${run}`)
+        .send({ job_id: `job-${run}`, ...digest });
     });
     const serviceUrl = await service.listen({ port: 0, host: '127.0.0.1' });
     const config = loadConfig({

@@ -122,7 +122,8 @@ export class IdempotentRequests {
           { retryAfterSeconds: 1 },
         );
       case 'answered': {
-        if (outcome.request.method !== line.method || outcome.request.path !== line.path) throw reused(`${outcome.request.method} ${outcome.request.path}`);
+        if (outcome.request.method !== line.method || outcome.request.path !== line.path)
+          throw reused(`${outcome.request.method} ${outcome.request.path}`);
         // A body longer than any the first request can have had is another body, without reading it.
         if (Number(request.headers['content-length'] ?? 0) > this.comparedBodyMaxBytes) throw reused('another body');
         const digest = await digestBody(payload, this.comparedBodyMaxBytes).catch((error: unknown) => {
@@ -231,4 +232,3 @@ function accountOf(request: FastifyRequest): string | undefined {
   const target = publicApiTarget({ url: request.url, routePattern: request.routeOptions.url, accountParam });
   return target.guarded ? target.accountId : undefined;
 }
-

@@ -10,7 +10,11 @@ import { PostgresIdempotencyStore } from './postgres-idempotency-store';
 
 const TERMS: ClaimTerms = { ttlSeconds: 3600, leaseMs: 30_000 };
 const LINE = { method: 'POST', path: '/v2/accounts/acme/import/events' };
-const ANSWER = { status: 202, headers: { 'content-type': 'application/json; charset=utf-8', location: '/j/1' }, body: Buffer.from('{"job_id":"j1"}') };
+const ANSWER = {
+  status: 202,
+  headers: { 'content-type': 'application/json; charset=utf-8', location: '/j/1' },
+  body: Buffer.from('{"job_id":"j1"}'),
+};
 const DIGEST = createHash('sha256').update('body').digest();
 
 let counter = 0;
@@ -104,7 +108,10 @@ describe('PostgresIdempotencyStore', () => {
     await delay(400);
 
     const count = async (ref: KeyRef): Promise<number> => {
-      const rows = await replicas[0].query<unknown[]>(`SELECT 1 FROM "gateway".idempotency_keys WHERE account_id = $1 AND idempotency_key = $2`, [ref.accountId, ref.key]);
+      const rows = await replicas[0].query<unknown[]>(
+        `SELECT 1 FROM "gateway".idempotency_keys WHERE account_id = $1 AND idempotency_key = $2`,
+        [ref.accountId, ref.key],
+      );
       return rows.length;
     };
     let deleted = 0;

@@ -1,5 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { type ClaimOutcome, type ClaimTerms, IdempotencyStore, type KeyRef, type RequestLine, type StoredAnswer } from './idempotency-store.port';
+import {
+  type ClaimOutcome,
+  type ClaimTerms,
+  IdempotencyStore,
+  type KeyRef,
+  type RequestLine,
+  type StoredAnswer,
+} from './idempotency-store.port';
 import { randomUUID } from 'node:crypto';
 
 interface KeyRow {

@@ -23,7 +23,7 @@ const TOKEN = 'internal-token-for-tests-0123456789abcdef';
 const ADMIN = 'Bearer admin-token-for-tests-0123456789abcdef';
 const RATE_LIMIT = 50;
 const MB = 1024 * 1024;
-const KEYS: Record<string, string> = { '0123456789abcdef01234567': 'acme', 'fedcba9876543210fedcba98': 'busy' };
+const KEYS: Record<string, string> = { '0123456789abcdef01234567': 'acme', fedcba9876543210fedcba98: 'busy' };
 const SECRET = 'the-secret';
 
 function basic(accountId: string): string {
@@ -91,7 +91,10 @@ function promiseWithResolvers(): { promise: Promise<void>; resolve: () => void }
   return { promise, resolve };
 }
 
-async function digestOf(body: Readable | undefined, onFirstBytes: () => void = () => undefined): Promise<{ bytes: number; sha256: string }> {
+async function digestOf(
+  body: Readable | undefined,
+  onFirstBytes: () => void = () => undefined,
+): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
   for await (const chunk of body ?? []) {
@@ -135,12 +138,23 @@ function send(
 ): Promise<Answer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers, agent: options.agent, localAddress: options.localAddress }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      {
+        hostname,
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        agent: options.agent,
+        localAddress: options.localAddress,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     void Promise.resolve(writeBody(request)).catch(reject);
   });
@@ -167,7 +181,11 @@ async function startGateway(config: AppConfig, metrics = new MetricsRegistry()):
     logger: false,
   });
   const throttle = new AuthenticationThrottle();
-  const hooks = new GatewayHttpHooks(new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT), throttle), throttle, config);
+  const hooks = new GatewayHttpHooks(
+    new PublicApiGate(new ApiKeyAuthenticator(new TwoKeys()), new FixedWindowRateLimiter(RATE_LIMIT), throttle),
+    throttle,
+    config,
+  );
   await configureHttpServer(app, config, { beforeCredentials: (instance) => hooks.installBeforeCredentials(instance) });
   const fastify = app.getHttpAdapter().getInstance();
   hooks.install(fastify);
@@ -249,19 +267,33 @@ describe('GatewayProxy', () => {
 
     it('states the account whose key it checked, replacing any statement the client made', async () => {
       const forged = new AccountStatements(TOKEN).state('busy');
-      await send(base, { path: '/v2/accounts/acme/flows', headers: { authorization: basic('acme'), 'x-guidepost-authenticated-account': forged } });
+      await send(base, {
+        path: '/v2/accounts/acme/flows',
+        headers: { authorization: basic('acme'), 'x-guidepost-authenticated-account': forged },
+      });
       expect(new AccountStatements(TOKEN).statedAccount(service.received[0].headers)).toBe('acme');
     });
 
     it('states no account on the admin API, and passes on no statement a client made there', async () => {
       const forged = new AccountStatements(TOKEN).state('acme');
-      await send(base, { path: '/admin/v1/accounts/acme/flows', headers: { authorization: ADMIN, 'x-guidepost-authenticated-account': forged } });
+      await send(base, {
+        path: '/admin/v1/accounts/acme/flows',
+        headers: { authorization: ADMIN, 'x-guidepost-authenticated-account': forged },
+      });
       expect(service.received[0].headers).not.toHaveProperty('x-guidepost-authenticated-account');
     });
 
     it.each([
-      ['an encoded slash and backslash inside a segment', '/v2/accounts/acme/users/a%2Fb%5Cc/profile', '/v2/accounts/acme/users/a%2Fb%5Cc/profile'],
-      ['characters left raw that a URL parser would encode', "/v2/accounts/acme/users/a|b{c}'d/profile", '/v2/accounts/acme/users/a%7Cb%7Bc%7D\'d/profile'],
+      [
+        'an encoded slash and backslash inside a segment',
+        '/v2/accounts/acme/users/a%2Fb%5Cc/profile',
+        '/v2/accounts/acme/users/a%2Fb%5Cc/profile',
+      ],
+      [
+        'characters left raw that a URL parser would encode',
+        "/v2/accounts/acme/users/a|b{c}'d/profile",
+        "/v2/accounts/acme/users/a%7Cb%7Bc%7D'd/profile",
+      ],
       ['escapes of characters that need none', '/v2/accounts/%61cme/flows/%66%6c%6F%77', '/v2/accounts/acme/flows/flow'],
       ['a semicolon, which is no delimiter', '/v2/accounts/acme/flows/f;jsessionid=1', '/v2/accounts/acme/flows/f%3Bjsessionid%3D1'],
       ['dots inside a segment', '/v2/accounts/acme/flows/v1.2.3', '/v2/accounts/acme/flows/v1.2.3'],
@@ -278,8 +310,10 @@ describe('GatewayProxy', () => {
 
     it('keeps the admin token of the content upserts, which the content service checks', async () => {
       const records = Buffer.from('[{"id":"f1"}]');
-      await send(base, { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: ADMIN, 'content-type': 'application/json' } }, (request) =>
-        void request.end(records),
+      await send(
+        base,
+        { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: ADMIN, 'content-type': 'application/json' } },
+        (request) => void request.end(records),
       );
       expect(service.received[0]).toMatchObject({ method: 'PUT', url: '/admin/v1/accounts/acme/flows', sha256: sha256(records) });
       expect(service.received[0].headers.authorization).toBe(ADMIN);
@@ -294,7 +328,13 @@ describe('GatewayProxy', () => {
     it('drops hop-by-hop headers, including those the Connection header names', async () => {
       await send(base, {
         path: '/v2/accounts/acme/pins/p1',
-        headers: { authorization: basic('acme'), connection: 'keep-alive, x-hop', 'x-hop': '1', 'keep-alive': 'timeout=5', 'x-end-to-end': 'kept' },
+        headers: {
+          authorization: basic('acme'),
+          connection: 'keep-alive, x-hop',
+          'x-hop': '1',
+          'keep-alive': 'timeout=5',
+          'x-end-to-end': 'kept',
+        },
       });
       expect(service.received[0].headers).toMatchObject({ 'x-end-to-end': 'kept' });
       expect(service.received[0].headers).not.toHaveProperty('x-hop');
@@ -307,7 +347,11 @@ describe('GatewayProxy', () => {
       const body = ndjson(8);
       const answer = await send(
         base,
-        { method: 'POST', path: '/v2/accounts/acme/import/profiles', headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length } },
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/import/profiles',
+          headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length },
+        },
         async (request) => {
           request.write(body.subarray(0, MB));
           // A gateway that buffered the body would forward nothing before the last byte: this would hang.
@@ -323,8 +367,17 @@ describe('GatewayProxy', () => {
     it('passes a gzip body on as sent, with its Content-Encoding and length, for the service to decode within its limits', async () => {
       // Decoded, 8 MB of records: far past the gateway's own 1 MB body limit, which must not apply here.
       const body = gzipSync(ndjson(8));
-      const headers = { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-encoding': 'gzip', 'content-length': body.length };
-      const answer = await send(base, { method: 'POST', path: '/v2/accounts/acme/import/events', headers }, (request) => void request.end(body));
+      const headers = {
+        authorization: basic('acme'),
+        'content-type': 'application/ndjson',
+        'content-encoding': 'gzip',
+        'content-length': body.length,
+      };
+      const answer = await send(
+        base,
+        { method: 'POST', path: '/v2/accounts/acme/import/events', headers },
+        (request) => void request.end(body),
+      );
       expect(answer.status).toBe(200);
       expect(service.received[0]).toMatchObject({ bytes: body.length, sha256: sha256(body) });
       expect(service.received[0].headers).toMatchObject({ 'content-encoding': 'gzip', 'content-length': String(body.length) });
@@ -334,7 +387,11 @@ describe('GatewayProxy', () => {
       const body = ndjson(3);
       const answer = await send(
         base,
-        { method: 'PATCH', path: '/v2/accounts/acme/groups/g1/users', headers: { authorization: basic('acme'), 'content-type': 'application/x-ndjson' } },
+        {
+          method: 'PATCH',
+          path: '/v2/accounts/acme/groups/g1/users',
+          headers: { authorization: basic('acme'), 'content-type': 'application/x-ndjson' },
+        },
         (request) => {
           request.write(body.subarray(0, 1000));
           request.end(body.subarray(1000));
@@ -346,7 +403,10 @@ describe('GatewayProxy', () => {
 
     it('streams a multipart upload sent with Expect: 100-continue, as curl does', async () => {
       const boundary = '----guidepost-test-boundary';
-      const file = Buffer.concat([Buffer.from('user_id,plan\n'), ...Array.from({ length: 100_000 }, (_unused, index) => Buffer.from(`user-${index},pro\n`))]);
+      const file = Buffer.concat([
+        Buffer.from('user_id,plan\n'),
+        ...Array.from({ length: 100_000 }, (_unused, index) => Buffer.from(`user-${index},pro\n`)),
+      ]);
       const body = Buffer.concat([
         Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="users.csv"\r\nContent-Type: text/csv\r\n\r\n`),
         file,
@@ -357,7 +417,12 @@ describe('GatewayProxy', () => {
         {
           method: 'POST',
           path: '/v2/accounts/acme/import/groups',
-          headers: { authorization: basic('acme'), 'content-type': `multipart/mixed; boundary=${boundary}`, 'content-length': body.length, expect: '100-continue' },
+          headers: {
+            authorization: basic('acme'),
+            'content-type': `multipart/mixed; boundary=${boundary}`,
+            'content-length': body.length,
+            expect: '100-continue',
+          },
         },
         (request) => void request.once('continue', () => request.end(body)),
       );
@@ -391,11 +456,16 @@ describe('GatewayProxy', () => {
     });
 
     it("passes on the service's own refusal of a body it does not read", async () => {
-      service.handle = (_request, reply) => reply.code(413).send({ error: true, status: 413, title: 'Payload Too Large', detail: 'file exceeds the 200 MB limit' });
+      service.handle = (_request, reply) =>
+        reply.code(413).send({ error: true, status: 413, title: 'Payload Too Large', detail: 'file exceeds the 200 MB limit' });
       const body = ndjson(4);
       const answer = await send(
         base,
-        { method: 'POST', path: '/v2/accounts/acme/import/events', headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length } },
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/import/events',
+          headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length },
+        },
         (request) => void request.end(body),
       );
       expect(answer.status).toBe(413);
@@ -431,13 +501,24 @@ describe('GatewayProxy', () => {
 
   describe('answers', () => {
     it("passes the service's status, headers and body through, with the gateway's RateLimit headers", async () => {
-      service.handle = (_request, reply) => reply.code(202).header('x-service-says', 'accepted').send({ status: 202, title: 'Accepted', job_id: 'j1' });
-      const answer = await send(base, { method: 'POST', path: '/v2/accounts/acme/export/events', headers: { authorization: basic('acme'), 'content-type': 'application/json' } }, (request) =>
-        void request.end('{"range":{}}'),
+      service.handle = (_request, reply) =>
+        reply.code(202).header('x-service-says', 'accepted').send({ status: 202, title: 'Accepted', job_id: 'j1' });
+      const answer = await send(
+        base,
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/export/events',
+          headers: { authorization: basic('acme'), 'content-type': 'application/json' },
+        },
+        (request) => void request.end('{"range":{}}'),
       );
       expect(answer.status).toBe(202);
       expect(json(answer)).toEqual({ status: 202, title: 'Accepted', job_id: 'j1' });
-      expect(answer.headers).toMatchObject({ 'x-service-says': 'accepted', 'ratelimit-limit': String(RATE_LIMIT), 'content-type': 'application/json; charset=utf-8' });
+      expect(answer.headers).toMatchObject({
+        'x-service-says': 'accepted',
+        'ratelimit-limit': String(RATE_LIMIT),
+        'content-type': 'application/json; charset=utf-8',
+      });
     });
 
     it('carries X-Content-Type-Options and Cache-Control once, whether the service set them or not', async () => {
@@ -462,7 +543,9 @@ describe('GatewayProxy', () => {
         }
         return reply.type('text/csv').send(Readable.from(failures()));
       };
-      const response = await fetch(`${base}/v2/accounts/acme/jobs/j1/failures`, { headers: { authorization: basic('acme'), accept: 'text/csv' } });
+      const response = await fetch(`${base}/v2/accounts/acme/jobs/j1/failures`, {
+        headers: { authorization: basic('acme'), accept: 'text/csv' },
+      });
       expect(response.status).toBe(200);
       const hash = createHash('sha256');
       let bytes = 0;
@@ -481,7 +564,11 @@ describe('GatewayProxy', () => {
       const body = ndjson(2);
       const answer = await send(
         base,
-        { method: 'POST', path: '/v2/accounts/acme/import/events', headers: { 'content-type': 'application/ndjson', 'content-length': body.length } },
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/import/events',
+          headers: { 'content-type': 'application/ndjson', 'content-length': body.length },
+        },
         (request) => void request.end(body),
       );
       expect(answer.status).toBe(401);
@@ -492,7 +579,11 @@ describe('GatewayProxy', () => {
     it('answers an admin request without the admin token with 401 before its body arrives, without forwarding', async () => {
       const answer = await send(
         base,
-        { method: 'PUT', path: '/admin/v1/accounts/acme/flows', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', 'content-length': 20 * MB } },
+        {
+          method: 'PUT',
+          path: '/admin/v1/accounts/acme/flows',
+          headers: { authorization: 'Bearer wrong', 'content-type': 'application/json', 'content-length': 20 * MB },
+        },
         // Headers only: the body would follow the answer, so a gateway that read it first would never answer.
         (request) => {
           request.flushHeaders();
@@ -511,7 +602,9 @@ describe('GatewayProxy', () => {
 
     it('answers 429 with Retry-After once the budget is spent, without forwarding', async () => {
       const answers = await Promise.all(
-        Array.from({ length: RATE_LIMIT + 5 }, () => send(base, { path: '/v2/accounts/busy/flows', headers: { authorization: basic('busy') } })),
+        Array.from({ length: RATE_LIMIT + 5 }, () =>
+          send(base, { path: '/v2/accounts/busy/flows', headers: { authorization: basic('busy') } }),
+        ),
       );
       const throttled = answers.filter((answer) => answer.status === 429);
       expect(throttled.length).toBeGreaterThanOrEqual(5);
@@ -546,7 +639,11 @@ describe('GatewayProxy', () => {
 
     it.each([
       ['backslashes climbing to another account', '/v2/accounts/acme/segments/x\\..\\..\\..\\busy\\segments', 'backslash'],
-      ['a backslash that reaches the internal API', '/v2/accounts/acme/flows\\..\\..\\..\\..\\internal\\v1\\accounts\\busy\\jobs', 'backslash'],
+      [
+        'a backslash that reaches the internal API',
+        '/v2/accounts/acme/flows\\..\\..\\..\\..\\internal\\v1\\accounts\\busy\\jobs',
+        'backslash',
+      ],
       ['dot segments', '/v2/accounts/acme/flows/../../busy/flows', 'dot segment'],
       ['encoded dot segments', '/v2/accounts/acme/flows/%2e%2E/%2E./busy/flows', 'dot segment'],
       ['a single dot segment', '/v2/accounts/acme/./flows', 'dot segment'],
@@ -565,7 +662,10 @@ describe('GatewayProxy', () => {
     });
 
     it("refuses a segment that decodes to a path with '..' instead of sending it on", async () => {
-      const answer = await send(base, { path: '/v2/accounts/acme/flows/..%2F..%2F..%2Finternal', headers: { authorization: basic('acme') } });
+      const answer = await send(base, {
+        path: '/v2/accounts/acme/flows/..%2F..%2F..%2Finternal',
+        headers: { authorization: basic('acme') },
+      });
       expect(answer.status).toBe(400);
       expect(json(answer).detail).toBe("path: a segment holds '/..' once decoded, which cannot be forwarded");
       expect(service.received).toHaveLength(0);
@@ -576,7 +676,12 @@ describe('GatewayProxy', () => {
     it('is a 503 naming the service', async () => {
       const answer = await send(base, { path: '/v2/accounts/acme/segments', headers: { authorization: basic('acme') } });
       expect(answer.status).toBe(503);
-      expect(json(answer)).toEqual({ error: true, status: 503, title: 'Service Unavailable', detail: 'the segment service is unavailable' });
+      expect(json(answer)).toEqual({
+        error: true,
+        status: 503,
+        title: 'Service Unavailable',
+        detail: 'the segment service is unavailable',
+      });
       expect(answer.headers['retry-after']).toBe('5');
     });
 
@@ -584,7 +689,11 @@ describe('GatewayProxy', () => {
       const body = ndjson(2);
       const answer = await send(
         base,
-        { method: 'POST', path: '/v2/accounts/acme/segments/s1/add_user_ids', headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length } },
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/segments/s1/add_user_ids',
+          headers: { authorization: basic('acme'), 'content-type': 'application/ndjson', 'content-length': body.length },
+        },
         (request) => void request.end(body),
       );
       expect(answer.status).toBe(503);
@@ -595,19 +704,31 @@ describe('GatewayProxy', () => {
       const lateUrl = await closedPortUrl();
       const late = new FakeService();
       const metrics = new MetricsRegistry();
-      const lateGateway = await startGateway(loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, ...serviceUrls(serviceUrl), GUIDEPOST_PROFILE_SERVICE_URL: lateUrl }), metrics);
+      const lateGateway = await startGateway(
+        loadConfig({ GUIDEPOST_INTERNAL_TOKEN: TOKEN, ...serviceUrls(serviceUrl), GUIDEPOST_PROFILE_SERVICE_URL: lateUrl }),
+        metrics,
+      );
       try {
         const body = Buffer.from('{"user_id":"u1","properties":{"plan":"pro"}}');
         const answering = send(
           await lateGateway.getUrl(),
-          { method: 'POST', path: '/v2/accounts/acme/users/u1/profile', headers: { authorization: basic('acme'), 'content-type': 'application/json', 'content-length': body.length } },
+          {
+            method: 'POST',
+            path: '/v2/accounts/acme/users/u1/profile',
+            headers: { authorization: basic('acme'), 'content-type': 'application/json', 'content-length': body.length },
+          },
           (request) => void request.end(body),
         );
         await delay(250);
         await late.start(Number(new URL(lateUrl).port));
         const answer = await answering;
         expect(answer.status).toBe(200);
-        expect(json(answer)).toMatchObject({ method: 'POST', url: '/v2/accounts/acme/users/u1/profile', bytes: body.length, sha256: sha256(body) });
+        expect(json(answer)).toMatchObject({
+          method: 'POST',
+          url: '/v2/accounts/acme/users/u1/profile',
+          bytes: body.length,
+          sha256: sha256(body),
+        });
         expect(late.received).toHaveLength(1);
         // Counted for the operators, by service: the others (all behind one origin here) tried nothing again.
         const retries = await connectRetries(metrics);
@@ -626,8 +747,14 @@ describe('GatewayProxy', () => {
         request.raw.socket.destroy();
         return new Promise(() => undefined);
       };
-      const answer = await send(base, { method: 'POST', path: '/v2/accounts/acme/users/u1/profile', headers: { authorization: basic('acme'), 'content-type': 'application/json' } }, (request) =>
-        void request.end('{"user_id":"u1"}'),
+      const answer = await send(
+        base,
+        {
+          method: 'POST',
+          path: '/v2/accounts/acme/users/u1/profile',
+          headers: { authorization: basic('acme'), 'content-type': 'application/json' },
+        },
+        (request) => void request.end('{"user_id":"u1"}'),
       );
       expect(answer.status).toBe(503);
       expect(json(answer).detail).toBe('the profile service is unavailable');
@@ -660,8 +787,9 @@ describe('GatewayProxy', () => {
     });
 
     it('requires the internal token', () => {
-      expect(() => new GatewayProxy(loadConfig(serviceUrls(serviceUrl)), new MetricsRegistry()).install(Fastify())).toThrow('GUIDEPOST_INTERNAL_TOKEN');
+      expect(() => new GatewayProxy(loadConfig(serviceUrls(serviceUrl)), new MetricsRegistry()).install(Fastify())).toThrow(
+        'GUIDEPOST_INTERNAL_TOKEN',
+      );
     });
   });
 });
-

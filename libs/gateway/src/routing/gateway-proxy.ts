@@ -20,7 +20,10 @@ import { ROUTE_OWNERSHIP } from './route-ownership';
  * for its headers starts only after the body was sent. A frozen service costs a client that long,
  * then a 504, never a hung request.
  */
-function upstreamOptions(silenceMs: number, onRetry: ConnectRetryListener): { connect: buildConnector.connector; headersTimeout: number; bodyTimeout: number } {
+function upstreamOptions(
+  silenceMs: number,
+  onRetry: ConnectRetryListener,
+): { connect: buildConnector.connector; headersTimeout: number; bodyTimeout: number } {
   return { connect: connectAgain(buildConnector({ timeout: 5_000 }), onRetry), headersTimeout: silenceMs, bodyTimeout: silenceMs };
 }
 
@@ -85,7 +88,12 @@ export class GatewayProxy {
       await proxy.register(replyFrom, { undici, retryMethods: [], disableCache: true, disableRequestLogging: true });
       for (const { prefix, service } of ROUTE_OWNERSHIP) {
         const forward = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-          forwardTo({ service, url: serviceUrls[service], timeoutMs: this.config.gatewayUpstreamTimeoutMs }, { internalToken, statements }, request, reply);
+          forwardTo(
+            { service, url: serviceUrls[service], timeoutMs: this.config.gatewayUpstreamTimeoutMs },
+            { internalToken, statements },
+            request,
+            reply,
+          );
         proxy.all(prefix, forward);
         proxy.all(`${prefix}/*`, forward);
       }
@@ -164,7 +172,10 @@ function upstreamFailure(upstream: Upstream, error: unknown): DomainError {
     const detail = `the ${upstream.service} service did not answer within ${upstream.timeoutMs / 1000} s`;
     return new DomainError('upstream_timeout', detail, { cause: error });
   }
-  return new DomainError('unavailable', `the ${upstream.service} service is unavailable`, { cause: error, retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS });
+  return new DomainError('unavailable', `the ${upstream.service} service is unavailable`, {
+    cause: error,
+    retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+  });
 }
 
 /**

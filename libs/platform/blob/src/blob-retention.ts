@@ -52,6 +52,7 @@ export class BlobRetention implements OnApplicationBootstrap, OnApplicationShutd
     const exportsExpiredBefore = new Date(now - MAX_LINK_TTL_SECONDS * 1000 - EXPORT_GRACE_MS);
     const exports = await this.blobs.deleteOlderThan(EXPORTS_PREFIX, exportsExpiredBefore);
     const abandoned = await this.blobs.discardAbandonedWrites(new Date(now - ABANDONED_WRITE_AGE_MS));
-    if (exports + abandoned > 0) this.logger.log(`blob sweep: deleted ${exports} expired export files, freed ${abandoned} abandoned writes`);
+    if (exports + abandoned > 0)
+      this.logger.log(`blob sweep: deleted ${exports} expired export files, freed ${abandoned} abandoned writes`);
   }
 }

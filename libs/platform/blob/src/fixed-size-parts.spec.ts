@@ -3,7 +3,8 @@ import { fixedSizeParts } from './fixed-size-parts';
 
 async function partsOf(chunks: readonly (Buffer | string)[], partSize: number): Promise<{ text: string; last: boolean }[]> {
   const parts: { text: string; last: boolean }[] = [];
-  for await (const part of fixedSizeParts(Readable.from(chunks), partSize)) parts.push({ text: part.data.toString('utf8'), last: part.last });
+  for await (const part of fixedSizeParts(Readable.from(chunks), partSize))
+    parts.push({ text: part.data.toString('utf8'), last: part.last });
   return parts;
 }
 

@@ -11,7 +11,8 @@ export interface BodyPart {
  * Memory holds one part plus one chunk of the body; the body is read only as fast as parts are taken.
  */
 export async function* fixedSizeParts(body: AsyncIterable<unknown>, partSize: number): AsyncGenerator<BodyPart> {
-  if (!Number.isInteger(partSize) || partSize < 1) throw new RangeError(`part size must be a positive whole number of bytes, got ${partSize}`);
+  if (!Number.isInteger(partSize) || partSize < 1)
+    throw new RangeError(`part size must be a positive whole number of bytes, got ${partSize}`);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   for await (const chunk of body) {

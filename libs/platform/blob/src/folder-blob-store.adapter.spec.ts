@@ -36,7 +36,8 @@ describe('FolderBlobStore', () => {
     const modeOf = async (path: string): Promise<number> => (await stat(join(root, path))).mode & 0o777;
     expect(await modeOf('objects/exports/acme/job-1.csv')).toBe(0o600);
     expect(await modeOf('meta/exports/acme/job-1.csv.json')).toBe(0o600);
-    for (const folder of ['tmp', 'objects', 'objects/exports', 'objects/exports/acme', 'meta/exports/acme']) expect(await modeOf(folder)).toBe(0o700);
+    for (const folder of ['tmp', 'objects', 'objects/exports', 'objects/exports/acme', 'meta/exports/acme'])
+      expect(await modeOf(folder)).toBe(0o700);
   });
 
   it('streams a body of many chunks', async () => {

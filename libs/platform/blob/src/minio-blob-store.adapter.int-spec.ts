@@ -99,7 +99,9 @@ describe('MinioBlobStore against a real S3 server', () => {
   });
 
   it('stores a small body and an empty one in one request each', async () => {
-    await expect(store.put('exports/acme/small.ndjson', Readable.from(['{"row":1}\n']), 'application/x-ndjson')).resolves.toEqual({ bytes: 10 });
+    await expect(store.put('exports/acme/small.ndjson', Readable.from(['{"row":1}\n']), 'application/x-ndjson')).resolves.toEqual({
+      bytes: 10,
+    });
     await expect(store.put('exports/acme/empty.ndjson', Readable.from([]), 'application/x-ndjson')).resolves.toEqual({ bytes: 0 });
 
     const small = await store.open('exports/acme/small.ndjson');
@@ -164,7 +166,10 @@ describe('MinioBlobStore against a real S3 server', () => {
 
   it('frees the parts of a multipart upload abandoned before a time (one whose abort failed while the store was down)', async () => {
     const uploadId = await client.initiateNewMultipartUpload(settings.bucket, 'exports/sweep/abandoned.csv', {});
-    await client.uploadPart({ bucketName: settings.bucket, objectName: 'exports/sweep/abandoned.csv', uploadID: uploadId, partNumber: 1, headers: {} }, randomBytes(PART_SIZE));
+    await client.uploadPart(
+      { bucketName: settings.bucket, objectName: 'exports/sweep/abandoned.csv', uploadID: uploadId, partNumber: 1, headers: {} },
+      randomBytes(PART_SIZE),
+    );
     await expect(unfinishedUploads(client, settings.bucket)).resolves.toEqual(['exports/sweep/abandoned.csv']);
 
     await expect(store.discardAbandonedWrites(new Date(Date.now() - 3_600_000))).resolves.toBe(0);

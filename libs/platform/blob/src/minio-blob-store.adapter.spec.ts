@@ -55,13 +55,23 @@ describe('MinioBlobStore with a server that says nothing (frozen, or cut off)', 
   it('fails a write and a read as unavailable once the wait limit has passed, instead of holding the caller', async () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const store = new MinioBlobStore({ ...UNREACHABLE, endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, waitLimitMs: 300 });
+    const store = new MinioBlobStore({
+      ...UNREACHABLE,
+      endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      waitLimitMs: 300,
+    });
     try {
-      for (const call of [() => store.put('imports/acme/a.ndjson', Readable.from([Buffer.from('{}\n')]), 'application/x-ndjson'), () => store.open('imports/acme/a.ndjson')]) {
+      for (const call of [
+        () => store.put('imports/acme/a.ndjson', Readable.from([Buffer.from('{}\n')]), 'application/x-ndjson'),
+        () => store.open('imports/acme/a.ndjson'),
+      ]) {
         const started = Date.now();
         const failure: unknown = await call().catch((error: unknown) => error);
         expect(Date.now() - started).toBeLessThan(3_000);
-        expect({ failure: String(failure), class: classifyFailure(failure) }).toEqual({ failure: 'TransientFailure: the blob store did not answer within 300 ms', class: 'transient' });
+        expect({ failure: String(failure), class: classifyFailure(failure) }).toEqual({
+          failure: 'TransientFailure: the blob store did not answer within 300 ms',
+          class: 'transient',
+        });
       }
     } finally {
       silent.closeAllConnections();

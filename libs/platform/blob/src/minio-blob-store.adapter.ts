@@ -61,9 +61,13 @@ export class MinioBlobStore extends BlobStore {
       for await (const part of fixedSizeParts(body, this.settings.partSizeBytes)) await upload.add(part);
       return { bytes: await upload.complete() };
     } catch (error) {
-      await upload.abort().catch((abortError: unknown) =>
-        this.logger.warn(`could not abort the unfinished upload of ${key} (its parts keep taking space on the server): ${String(abortError)}`),
-      );
+      await upload
+        .abort()
+        .catch((abortError: unknown) =>
+          this.logger.warn(
+            `could not abort the unfinished upload of ${key} (its parts keep taking space on the server): ${String(abortError)}`,
+          ),
+        );
       throw error;
     }
   }
@@ -115,7 +119,11 @@ export class MinioBlobStore extends BlobStore {
   async discardAbandonedWrites(before: Date): Promise<number> {
     const { bucket } = this.settings;
     const abandoned: { key: string; uploadId: string }[] = [];
-    for await (const upload of this.client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{ key: string; uploadId: string; initiated: Date }>) {
+    for await (const upload of this.client.listIncompleteUploads(bucket, '', true) as AsyncIterable<{
+      key: string;
+      uploadId: string;
+      initiated: Date;
+    }>) {
       if (upload.initiated.getTime() < before.getTime()) abandoned.push(upload);
     }
     for (const { key, uploadId } of abandoned) await this.client.abortMultipartUpload(bucket, key, uploadId);

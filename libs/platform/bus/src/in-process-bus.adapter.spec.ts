@@ -5,7 +5,13 @@ import { InProcessBus } from './in-process-bus.adapter';
 type Mail = BusMessage<PayloadOf<typeof MailRequested>>;
 
 function mail(id: string): Mail {
-  return { id, topic: MailRequested.name, key: id, payload: { to: ['ops@example.com'], subject: id, text: id }, occurredAt: new Date().toISOString() };
+  return {
+    id,
+    topic: MailRequested.name,
+    key: id,
+    payload: { to: ['ops@example.com'], subject: id, text: id },
+    occurredAt: new Date().toISOString(),
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -102,7 +108,11 @@ describe('InProcessBus (the standalone shape) follows the failure classes of the
         return Promise.resolve();
       },
     });
-    bus.subscribe({ topic: MailRequested, group: 'second', handle: (message) => Promise.resolve(void handled.push(`second:${message.id}`)) });
+    bus.subscribe({
+      topic: MailRequested,
+      group: 'second',
+      handle: (message) => Promise.resolve(void handled.push(`second:${message.id}`)),
+    });
 
     const again = await failureOf(bus.redeliver(mail('m1'), 'first'));
     expect(classifyFailure(again)).toBe('permanent');

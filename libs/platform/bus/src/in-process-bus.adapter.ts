@@ -62,7 +62,9 @@ export class InProcessBus extends MessageBus implements BeforeApplicationShutdow
   /** Hands a run of one topic's messages to one subscription; what it gives up on is added to `givenUp`. */
   private async deliver(subscription: Subscription<Topic>, run: readonly OutgoingMessage[], givenUp: string[]): Promise<void> {
     const records = run.map((message, index): Received => ({ offset: String(index), decoded: { message } }));
-    const steps = this.stepsFor(subscription, (record, reason) => givenUp.push(`${subscription.group} gave up on message ${record.id}: ${reason}`));
+    const steps = this.stepsFor(subscription, (record, reason) =>
+      givenUp.push(`${subscription.group} gave up on message ${record.id}: ${reason}`),
+    );
     if ('handleBatch' in subscription) await deliverAsBatch(records, steps);
     else await deliverOneByOne(records, steps);
     // Abandoned, not handled: the messages must stay in the outbox for the next start.
@@ -74,7 +76,10 @@ export class InProcessBus extends MessageBus implements BeforeApplicationShutdow
     this.stopping.abort();
   }
 
-  private stepsFor(subscription: Subscription<Topic>, recordGiveUp: (message: BusMessage, reason: string) => void): DeliverySteps<BusMessage, Received> {
+  private stepsFor(
+    subscription: Subscription<Topic>,
+    recordGiveUp: (message: BusMessage, reason: string) => void,
+  ): DeliverySteps<BusMessage, Received> {
     return {
       attempt: (messages) =>
         attemptWithBackoff(() => runHandler(subscription, messages), HANDLER_RETRY, {
@@ -82,7 +87,9 @@ export class InProcessBus extends MessageBus implements BeforeApplicationShutdow
           rethrowTransient: true,
           onFailure: (error, { attempt, retryInMs }) => {
             if (retryInMs === undefined) return;
-            this.logger.warn(`${subscription.group} failed on message ${messages[0].id} (attempt ${attempt}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+            this.logger.warn(
+              `${subscription.group} failed on message ${messages[0].id} (attempt ${attempt}), retrying in ${retryInMs} ms: ${reasonOf(error)}`,
+            );
           },
         }),
       deadLetter: async (record, reason) => {

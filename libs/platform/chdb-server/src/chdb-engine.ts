@@ -77,7 +77,10 @@ export class ChdbEngine {
   async run(query: EngineQuery): Promise<EngineResult> {
     await this.slot(query.queryId);
     const running = this.runAlone(query);
-    this.started.set(query.queryId, running.catch(() => undefined));
+    this.started.set(
+      query.queryId,
+      running.catch(() => undefined),
+    );
     try {
       return await running;
     } finally {
@@ -96,7 +99,9 @@ export class ChdbEngine {
   async cancel(queryId: string, sync: boolean): Promise<void> {
     const waiting = this.waiting.findIndex((entry) => entry.queryId === queryId);
     if (waiting >= 0) {
-      this.waiting.splice(waiting, 1)[0].cancel(ClickHouseException.of(QUERY_WAS_CANCELLED, 'QUERY_WAS_CANCELLED', 'Query was cancelled', 500));
+      this.waiting
+        .splice(waiting, 1)[0]
+        .cancel(ClickHouseException.of(QUERY_WAS_CANCELLED, 'QUERY_WAS_CANCELLED', 'Query was cancelled', 500));
       return;
     }
     const running = this.started.get(queryId);
@@ -189,7 +194,9 @@ const ENGINE_CACHE_BYTES = 64 * 1024 * 1024;
  * 65,536 rows. A query setting, so given with every statement: the engine's arguments set only those
  * of the session that starts it.
  */
-const BUDGET_STATEMENT_SETTINGS: ReadonlyMap<string, string> = new Map([['max_threads_min_free_memory_per_thread', String(64 * 1024 * 1024)]]);
+const BUDGET_STATEMENT_SETTINGS: ReadonlyMap<string, string> = new Map([
+  ['max_threads_min_free_memory_per_thread', String(64 * 1024 * 1024)],
+]);
 
 /**
  * The engine's memory, set rather than left to server defaults sized for a machine of its own (90 %

@@ -72,11 +72,15 @@ describe('chdb HTTP front', () => {
       values: [...NASTY.map((text, index) => ({ id: index, text, note: text })), { id: 100, text: 'without note', note: null }],
     });
 
-    expect(await rows('SELECT id, text, note FROM texts WHERE id < 100 ORDER BY id')).toEqual(NASTY.map((text, id) => ({ id, text, note: text })));
+    expect(await rows('SELECT id, text, note FROM texts WHERE id < 100 ORDER BY id')).toEqual(
+      NASTY.map((text, id) => ({ id, text, note: text })),
+    );
     for (const [id, text] of NASTY.entries()) {
       expect(await rows('SELECT id FROM texts WHERE text = {text:String}', { text })).toEqual([{ id }]);
     }
-    expect(await rows('SELECT count() AS n FROM texts WHERE text IN {texts:Array(String)}', { texts: NASTY })).toEqual([{ n: NASTY.length }]);
+    expect(await rows('SELECT count() AS n FROM texts WHERE text IN {texts:Array(String)}', { texts: NASTY })).toEqual([
+      { n: NASTY.length },
+    ]);
     expect(await rows('SELECT {texts:Array(String)} AS texts', { texts: NASTY })).toEqual([{ texts: NASTY }]);
     expect(await rows('SELECT id FROM texts WHERE note IS NULL')).toEqual([{ id: 100 }]);
     expect(await rows('SELECT {note:Nullable(String)} AS note', { note: null })).toEqual([{ note: null }]);
@@ -94,8 +98,12 @@ describe('chdb HTTP front', () => {
   it('runs in the database the client names, with its settings, neither of which outlives the request', async () => {
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
     const inOther = connect({ database: 'other', clickhouse_settings: { max_partitions_per_insert_block: '7' } });
-    expect(await rows("SELECT currentDatabase() AS db, getSetting('max_partitions_per_insert_block') AS max", {}, inOther)).toEqual([{ db: 'other', max: 7 }]);
-    expect(await rows("SELECT currentDatabase() AS db, getSetting('max_partitions_per_insert_block') AS max")).toEqual([{ db: 'default', max: 100 }]);
+    expect(await rows("SELECT currentDatabase() AS db, getSetting('max_partitions_per_insert_block') AS max", {}, inOther)).toEqual([
+      { db: 'other', max: 7 },
+    ]);
+    expect(await rows("SELECT currentDatabase() AS db, getSetting('max_partitions_per_insert_block') AS max")).toEqual([
+      { db: 'default', max: 100 },
+    ]);
     await expect(rows('SELECT {leftover:String} AS value')).rejects.toMatchObject({ type: 'UNKNOWN_QUERY_PARAMETER' });
   });
 
@@ -104,7 +112,11 @@ describe('chdb HTTP front', () => {
     await first.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
     const asks = Array.from({ length: 40 }, (_, index) => {
       const on = index % 2 === 0 ? first : second;
-      return rows<{ value: string; db: string }>('SELECT {value:String} AS value, currentDatabase() AS db', { value: `v${index}\t${NASTY[index % NASTY.length]}` }, on);
+      return rows<{ value: string; db: string }>(
+        'SELECT {value:String} AS value, currentDatabase() AS db',
+        { value: `v${index}\t${NASTY[index % NASTY.length]}` },
+        on,
+      );
     });
     const answers = await Promise.all(asks);
     answers.forEach((answer, index) => {
@@ -148,7 +160,9 @@ describe('chdb HTTP front', () => {
     await delay(100);
     await client.command({ query: "KILL QUERY WHERE query_id = 'waiting-1' SYNC" });
     expect(await waiting).toMatchObject({ code: '394' });
-    await Promise.all(Array.from({ length: 4 }, (_, index) => client.command({ query: `KILL QUERY WHERE query_id = 'busy-${index}' SYNC` })));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, index) => client.command({ query: `KILL QUERY WHERE query_id = 'busy-${index}' SYNC` })),
+    );
     for (const stopped of await Promise.all(busy)) expect(stopped).toMatchObject({ code: '394' });
   });
 
@@ -160,11 +174,20 @@ describe('chdb HTTP front', () => {
 
   it('answers 413 with a ClickHouse error for a body over the limit, and serves the next request', async () => {
     // A second front on the same data folder (one engine per process), with a small limit.
-    const small = await startChdbHttpServer({ host: '127.0.0.1', port: 0, path: dataDir, maxBodyBytes: 1_000, log: (line) => logged.push(line) });
+    const small = await startChdbHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      path: dataDir,
+      maxBodyBytes: 1_000,
+      log: (line) => logged.push(line),
+    });
     try {
       const limited = connect({ url: small.url });
       const values = Array.from({ length: 100 }, (_, id) => ({ id: 1_000 + id, text: 'x'.repeat(50), note: null }));
-      await expect(limited.insert({ table: 'texts', format: 'JSONEachRow', values })).rejects.toMatchObject({ code: '307', type: 'TOO_MANY_BYTES' });
+      await expect(limited.insert({ table: 'texts', format: 'JSONEachRow', values })).rejects.toMatchObject({
+        code: '307',
+        type: 'TOO_MANY_BYTES',
+      });
       expect(await rows('SELECT count() AS n FROM texts WHERE id >= 1000', {}, limited)).toEqual([{ n: 0 }]);
     } finally {
       await small.close();

@@ -97,22 +97,35 @@ class RequestHandler {
         return;
       }
       if (!authorized(request, url, this.options.password)) {
-        throw ClickHouseException.of(AUTHENTICATION_FAILED, 'AUTHENTICATION_FAILED', 'default: Authentication failed: password is incorrect, or there is no user with such name', 403);
+        throw ClickHouseException.of(
+          AUTHENTICATION_FAILED,
+          'AUTHENTICATION_FAILED',
+          'default: Authentication failed: password is incorrect, or there is no user with such name',
+          403,
+        );
       }
       if (url.pathname !== '/' || (request.method !== 'POST' && request.method !== 'GET')) {
-        throw ClickHouseException.of(NOT_IMPLEMENTED, 'NOT_IMPLEMENTED', `${request.method} ${url.pathname} is not served here: use POST / or GET /ping`, 404);
+        throw ClickHouseException.of(
+          NOT_IMPLEMENTED,
+          'NOT_IMPLEMENTED',
+          `${request.method} ${url.pathname} is not served here: use POST / or GET /ping`,
+          404,
+        );
       }
       const body = request.method === 'POST' ? await readRequestBody(request, this.maxBodyBytes) : '';
       query = queryOf(url.searchParams, body);
       const kill = killOf(query);
       const result = kill === undefined ? await this.engine.run(query) : await this.cancel(kill);
-      if (this.options.verbose) this.log(`${new Date().toISOString()} query ${query.queryId} ok in ${elapsedMs(result)} ms: ${statementForLog(query)}`);
+      if (this.options.verbose)
+        this.log(`${new Date().toISOString()} query ${query.queryId} ok in ${elapsedMs(result)} ms: ${statementForLog(query)}`);
       sendResult(response, query, result);
     } catch (error) {
       const exception = ClickHouseException.fromEngine(error);
       const queryId = query?.queryId ?? url.searchParams.get('query_id') ?? undefined;
       const statement = query === undefined ? '' : ` -- ${statementForLog(query)}`;
-      this.log(`${new Date().toISOString()} query ${queryId ?? '-'} failed (${exception.httpStatus}): ${oneLine(exception.text)}${statement}`);
+      this.log(
+        `${new Date().toISOString()} query ${queryId ?? '-'} failed (${exception.httpStatus}): ${oneLine(exception.text)}${statement}`,
+      );
       sendError(response, exception, queryId);
     }
   }
@@ -126,7 +139,11 @@ function authorized(request: IncomingMessage, url: URL, password: string | undef
   if (password === undefined) return true;
   const basic = /^Basic\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
   const candidates = [
-    basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').replace(/^[^:]*:/, ''),
+    basic === undefined
+      ? undefined
+      : Buffer.from(basic, 'base64')
+          .toString('utf8')
+          .replace(/^[^:]*:/, ''),
     headerValue(request.headers['x-clickhouse-key']),
     url.searchParams.get('password') ?? undefined,
   ];

@@ -3,7 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { EngineQuery } from './chdb-engine';
-import { BAD_ARGUMENTS, CANNOT_READ_ALL_DATA, ClickHouseException, NOT_IMPLEMENTED, SYNTAX_ERROR, TOO_MANY_BYTES } from './clickhouse-exception';
+import {
+  BAD_ARGUMENTS,
+  CANNOT_READ_ALL_DATA,
+  ClickHouseException,
+  NOT_IMPLEMENTED,
+  SYNTAX_ERROR,
+  TOO_MANY_BYTES,
+} from './clickhouse-exception';
 
 /** What one HTTP request asks the engine to run. */
 export interface HttpQuery extends EngineQuery {
@@ -18,7 +25,18 @@ const SERVER_DEFAULT_FORMAT = 'TabSeparated';
  * has one user, whose `password` the server checks before a query is read. `wait_end_of_query` is always in
  * effect, since every result is complete before it is sent.
  */
-const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'default_format', 'user', 'password', 'quota_key', 'role', 'wait_end_of_query', 'buffer_size']);
+const NOT_SETTINGS = new Set([
+  'query',
+  'database',
+  'query_id',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'wait_end_of_query',
+  'buffer_size',
+]);
 /** What the server offers that this front does not: a request using it fails rather than behaving differently. */
 const UNSUPPORTED = new Map([
   ['session_id', 'sessions'],
@@ -41,7 +59,11 @@ export function queryOf(search: URLSearchParams, body: string): HttpQuery {
   for (const [name, value] of search) {
     const unsupported = UNSUPPORTED.get(name);
     if (unsupported !== undefined && value !== '' && value !== '0') {
-      throw ClickHouseException.of(NOT_IMPLEMENTED, 'NOT_IMPLEMENTED', `${unsupported} not supported by this chdb HTTP front (parameter ${name})`);
+      throw ClickHouseException.of(
+        NOT_IMPLEMENTED,
+        'NOT_IMPLEMENTED',
+        `${unsupported} not supported by this chdb HTTP front (parameter ${name})`,
+      );
     }
     if (name.startsWith(PARAM_PREFIX)) params.set(identifier(name.slice(PARAM_PREFIX.length), 'query parameter'), value);
     else if (!NOT_SETTINGS.has(name) && unsupported === undefined) settings.set(identifier(name, 'setting'), value);
@@ -66,7 +88,11 @@ export function queryOf(search: URLSearchParams, body: string): HttpQuery {
  */
 export async function readRequestBody(request: IncomingMessage, maxBytes: number): Promise<string> {
   if ((request.headers['content-type'] ?? '').startsWith('multipart/form-data')) {
-    throw ClickHouseException.of(NOT_IMPLEMENTED, 'NOT_IMPLEMENTED', 'query parameters in a multipart body are not supported by this chdb HTTP front: turn off use_multipart_params');
+    throw ClickHouseException.of(
+      NOT_IMPLEMENTED,
+      'NOT_IMPLEMENTED',
+      'query parameters in a multipart body are not supported by this chdb HTTP front: turn off use_multipart_params',
+    );
   }
   const body = decoded(request);
   return new Promise((resolve, reject) => {
@@ -78,10 +104,18 @@ export async function readRequestBody(request: IncomingMessage, maxBytes: number
       if (size <= maxBytes) return;
       body.pause();
       body.removeAllListeners('data');
-      reject(ClickHouseException.of(TOO_MANY_BYTES, 'TOO_MANY_BYTES', `the request body exceeds the ${maxBytes} bytes this chdb HTTP front holds in memory`, 413));
+      reject(
+        ClickHouseException.of(
+          TOO_MANY_BYTES,
+          'TOO_MANY_BYTES',
+          `the request body exceeds the ${maxBytes} bytes this chdb HTTP front holds in memory`,
+          413,
+        ),
+      );
     });
     body.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    const unread = (reason: string) => reject(ClickHouseException.of(CANNOT_READ_ALL_DATA, 'CANNOT_READ_ALL_DATA', `cannot read the request body: ${reason}`));
+    const unread = (reason: string) =>
+      reject(ClickHouseException.of(CANNOT_READ_ALL_DATA, 'CANNOT_READ_ALL_DATA', `cannot read the request body: ${reason}`));
     body.on('error', (error) => unread(error.message));
     // After 'end' this changes nothing; before it, the client went away mid-body.
     body.on('close', () => unread('the connection closed before the body ended'));
@@ -92,7 +126,11 @@ function decoded(request: IncomingMessage): Readable {
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const decompressor = DECOMPRESSORS.get(encoding);
   if (decompressor === undefined) {
-    throw ClickHouseException.of(NOT_IMPLEMENTED, 'NOT_IMPLEMENTED', `Content-Encoding ${encoding} is not supported by this chdb HTTP front (gzip, deflate, br are)`);
+    throw ClickHouseException.of(
+      NOT_IMPLEMENTED,
+      'NOT_IMPLEMENTED',
+      `Content-Encoding ${encoding} is not supported by this chdb HTTP front (gzip, deflate, br are)`,
+    );
   }
   // pipeline (unlike pipe) hands a failure of the request (or of the decompressor) to the stream read.
   return decompressor === 'none' ? request : pipeline(request, decompressor(), () => undefined);
@@ -128,7 +166,10 @@ export interface QueryKill {
  * the front stops the statement itself. Any other statement (another KILL too) is the engine's.
  */
 export function killOf(query: HttpQuery): QueryKill | undefined {
-  const match = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*(?:'([^'\\]*)'|\{(\w+)\s*:\s*String\s*\})\s*(SYNC|ASYNC)?\s*(?:FORMAT\s+\w+\s*)?;?\s*$/i.exec(query.sql);
+  const match =
+    /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*(?:'([^'\\]*)'|\{(\w+)\s*:\s*String\s*\})\s*(SYNC|ASYNC)?\s*(?:FORMAT\s+\w+\s*)?;?\s*$/i.exec(
+      query.sql,
+    );
   if (match === null) return undefined;
   const [, literal, param, mode] = match;
   const queryId = literal ?? query.params.get(param);

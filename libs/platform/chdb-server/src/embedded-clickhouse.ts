@@ -167,15 +167,35 @@ class EngineSupervisor implements EmbeddedClickHouse {
       const onMessage = (message: ServingMessage) => settle(() => resolve(Number(new URL(message.serving).port)));
       // 'close' rather than 'exit': its last line of stderr has been read by then.
       const onClose = (code: number | null, signal: NodeJS.Signals | null) =>
-        settle(() => reject(new Error(`the event store engine stopped before serving (${signal ?? `exit code ${String(code)}`}): ${stderr.last || 'no message'}`)));
+        settle(() =>
+          reject(
+            new Error(
+              `the event store engine stopped before serving (${signal ?? `exit code ${String(code)}`}): ${stderr.last || 'no message'}`,
+            ),
+          ),
+        );
       const onError = (error: Error) => settle(() => reject(new Error(`the event store engine could not be started: ${error.message}`)));
-      const timer = setTimeout(() => settle(() => reject(new Error(`the event store engine did not serve within ${START_MS / 1000} s`))), START_MS);
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`the event store engine did not serve within ${START_MS / 1000} s`))),
+        START_MS,
+      );
       child.on('message', onMessage).on('close', onClose).on('error', onError);
     });
   }
 
   private launch(): ChildProcess {
-    const engine = [process.execPath, MAIN, '--path', this.options.path, '--host', '127.0.0.1', '--port', String(this.port), '--memory-bytes', String(this.options.memoryBytes)];
+    const engine = [
+      process.execPath,
+      MAIN,
+      '--path',
+      this.options.path,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(this.port),
+      '--memory-bytes',
+      String(this.options.memoryBytes),
+    ];
     const [command, ...args] = this.cpu.kind === 'sched-idle' ? [CHRT!, '--idle', '0', ...engine] : engine;
     const child = spawn(command, args, {
       // A session of its own: an autogroup of its own, and no Ctrl-C from the terminal.
@@ -234,7 +254,9 @@ class EngineSupervisor implements EmbeddedClickHouse {
       await this.spawnEngine();
       this.options.logger.log(`event store engine restarted (pid ${this.pid})`);
     } catch (error) {
-      this.options.logger.error(`event store engine did not restart: ${(error as Error).message}; trying again in ${this.restartDelayMs / 1000} s`);
+      this.options.logger.error(
+        `event store engine did not restart: ${(error as Error).message}; trying again in ${this.restartDelayMs / 1000} s`,
+      );
       this.scheduleRestart();
     }
   }

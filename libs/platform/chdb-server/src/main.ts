@@ -64,7 +64,8 @@ function stop(server: ChdbHttpServer): void {
 
 function integerOption(name: string, text: string, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value > max) throw new Error(`${name} must be an integer from 0 to ${max}, not ${JSON.stringify(text)}\n${USAGE}`);
+  if (!/^\d+$/.test(text) || value > max)
+    throw new Error(`${name} must be an integer from 0 to ${max}, not ${JSON.stringify(text)}\n${USAGE}`);
   return value;
 }
 

@@ -24,7 +24,14 @@ function connect(password: string | undefined): ClickHouseClient {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'guidepost-engine-'));
-  server = await startChdbHttpServer({ host: '127.0.0.1', port: 0, path: dataDir, memoryBytes: 300 * MEBIBYTE, password: PASSWORD, log: () => undefined });
+  server = await startChdbHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    path: dataDir,
+    memoryBytes: 300 * MEBIBYTE,
+    password: PASSWORD,
+    log: () => undefined,
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +47,9 @@ describe('chdb HTTP front with a memory budget and a password', () => {
                WHERE name IN ('max_server_memory_usage', 'mark_cache_size', 'primary_index_cache_size', 'uncompressed_cache_size')`,
       format: 'JSONEachRow',
     });
-    const settings = Object.fromEntries((await result.json<{ name: string; value: string }>()).map(({ name, value }) => [name, Number(value)]));
+    const settings = Object.fromEntries(
+      (await result.json<{ name: string; value: string }>()).map(({ name, value }) => [name, Number(value)]),
+    );
     expect(settings).toEqual({
       max_server_memory_usage: 300 * MEBIBYTE,
       mark_cache_size: 64 * MEBIBYTE,
@@ -53,7 +62,10 @@ describe('chdb HTTP front with a memory budget and a password', () => {
     const client = connect(PASSWORD);
     await client.command({ query: 'CREATE TABLE numbers_table (n UInt64) ENGINE = MergeTree ORDER BY n' });
     await client.command({ query: 'INSERT INTO numbers_table SELECT number FROM numbers(1000000)' });
-    const result = await client.query({ query: 'EXPLAIN PIPELINE SELECT sum(n) FROM numbers_table SETTINGS max_threads = 2', format: 'TabSeparatedRaw' });
+    const result = await client.query({
+      query: 'EXPLAIN PIPELINE SELECT sum(n) FROM numbers_table SETTINGS max_threads = 2',
+      format: 'TabSeparatedRaw',
+    });
     const readers = (await result.text()).split('\n').find((line) => line.includes('MergeTreeSelect'));
     expect(readers).toMatch(/algorithm: Thread\) × 2\b/);
   });

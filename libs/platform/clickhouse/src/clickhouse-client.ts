@@ -7,6 +7,7 @@ import type { AppConfig } from '@guidepost/platform-config';
  * standalone host starts (`startEmbeddedClickHouse`) in the standalone shape. The same SQL runs on both.
  */
 export function createClickHouseClient(config: AppConfig): ClickHouseClient {
-  if (!config.clickhouseUrl) throw new Error('no event store: GUIDEPOST_CLICKHOUSE_URL is not set, and the host started no engine of its own');
+  if (!config.clickhouseUrl)
+    throw new Error('no event store: GUIDEPOST_CLICKHOUSE_URL is not set, and the host started no engine of its own');
   return createClient({ url: config.clickhouseUrl, application: 'guidepost' });
 }

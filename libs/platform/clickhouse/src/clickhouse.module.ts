@@ -51,7 +51,9 @@ class ClickHouseMigrations implements OnModuleInit {
     // A release step migrates; refuse to run against an event store that lacks this build's tables.
     const pending = await pendingClickHouseMigrations(this.client, service, migrations);
     if (pending.length > 0) {
-      throw new Error(`the ${service} event store has ${pending.length} pending ClickHouse migrations: run the service's \`migrate\` command first`);
+      throw new Error(
+        `the ${service} event store has ${pending.length} pending ClickHouse migrations: run the service's \`migrate\` command first`,
+      );
     }
   }
 }
@@ -66,11 +68,7 @@ class ClickHouseServiceModule {}
  */
 @Global()
 @Module({
-  providers: [
-    { provide: ClickHouseClient, inject: [AppConfig], useFactory: createClickHouseClient },
-    ClickHouseLifecycle,
-    EventStoreProbe,
-  ],
+  providers: [{ provide: ClickHouseClient, inject: [AppConfig], useFactory: createClickHouseClient }, ClickHouseLifecycle, EventStoreProbe],
   exports: [ClickHouseClient],
 })
 export class ClickHouseModule {

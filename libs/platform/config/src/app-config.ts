@@ -109,7 +109,11 @@ export class AppConfig {
     this.dataDir = resolve(env.GUIDEPOST_DATA_DIR);
     this.tls =
       env.GUIDEPOST_TLS_CERT_FILE && env.GUIDEPOST_TLS_KEY_FILE
-        ? { certFile: resolve(env.GUIDEPOST_TLS_CERT_FILE), keyFile: resolve(env.GUIDEPOST_TLS_KEY_FILE), reloadIntervalMs: env.GUIDEPOST_TLS_RELOAD_INTERVAL_MS }
+        ? {
+            certFile: resolve(env.GUIDEPOST_TLS_CERT_FILE),
+            keyFile: resolve(env.GUIDEPOST_TLS_KEY_FILE),
+            reloadIntervalMs: env.GUIDEPOST_TLS_RELOAD_INTERVAL_MS,
+          }
         : undefined;
     this.explicitPublicUrl = env.GUIDEPOST_PUBLIC_URL;
     this.databaseUrl = env.GUIDEPOST_DATABASE_URL;

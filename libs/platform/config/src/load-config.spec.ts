@@ -17,7 +17,11 @@ describe('loadConfig: HTTPS settings', () => {
   });
 
   it('keeps an explicit public URL as given', () => {
-    const config = loadConfig({ GUIDEPOST_TLS_CERT_FILE: 'c.pem', GUIDEPOST_TLS_KEY_FILE: 'k.pem', GUIDEPOST_PUBLIC_URL: 'https://api.example.com' });
+    const config = loadConfig({
+      GUIDEPOST_TLS_CERT_FILE: 'c.pem',
+      GUIDEPOST_TLS_KEY_FILE: 'k.pem',
+      GUIDEPOST_PUBLIC_URL: 'https://api.example.com',
+    });
 
     expect(config.publicUrl).toBe('https://api.example.com');
   });
@@ -38,7 +42,9 @@ describe('loadConfig: the admin port', () => {
 
   it('refuses a port that is not one, or the HTTP port itself', () => {
     expect(() => loadConfig({ GUIDEPOST_ADMIN_PORT: '70000' })).toThrow(ConfigurationError);
-    expect(() => loadConfig({ GUIDEPOST_PORT: '9090', GUIDEPOST_ADMIN_PORT: '9090' })).toThrow('GUIDEPOST_ADMIN_PORT: must differ from GUIDEPOST_PORT');
+    expect(() => loadConfig({ GUIDEPOST_PORT: '9090', GUIDEPOST_ADMIN_PORT: '9090' })).toThrow(
+      'GUIDEPOST_ADMIN_PORT: must differ from GUIDEPOST_PORT',
+    );
     expect(() => loadConfig({ GUIDEPOST_ADMIN_PORT: '8080' })).toThrow('GUIDEPOST_ADMIN_PORT: must differ from GUIDEPOST_PORT');
   });
 });

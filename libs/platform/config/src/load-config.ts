@@ -10,9 +10,7 @@ export class ConfigurationError extends Error {
   }
 }
 
-const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile<Environment>(
-  EnvironmentSchema,
-);
+const validate = new Ajv({ useDefaults: true, coerceTypes: true, allErrors: true }).compile<Environment>(EnvironmentSchema);
 
 /**
  * Reads the known `GUIDEPOST_*` variables, applies defaults, coerces numbers and booleans and validates
@@ -49,7 +47,9 @@ function problemsBetweenSettings(env: Environment): string[] {
     }
   }
   // A certificate without its key (or the reverse) would serve neither HTTPS nor, silently, HTTP.
-  if (env.GUIDEPOST_TLS_CERT_FILE && !env.GUIDEPOST_TLS_KEY_FILE) problems.push('GUIDEPOST_TLS_KEY_FILE: is required with GUIDEPOST_TLS_CERT_FILE');
-  if (env.GUIDEPOST_TLS_KEY_FILE && !env.GUIDEPOST_TLS_CERT_FILE) problems.push('GUIDEPOST_TLS_CERT_FILE: is required with GUIDEPOST_TLS_KEY_FILE');
+  if (env.GUIDEPOST_TLS_CERT_FILE && !env.GUIDEPOST_TLS_KEY_FILE)
+    problems.push('GUIDEPOST_TLS_KEY_FILE: is required with GUIDEPOST_TLS_CERT_FILE');
+  if (env.GUIDEPOST_TLS_KEY_FILE && !env.GUIDEPOST_TLS_CERT_FILE)
+    problems.push('GUIDEPOST_TLS_CERT_FILE: is required with GUIDEPOST_TLS_KEY_FILE');
   return problems;
 }

@@ -89,7 +89,11 @@ async function ensureApplicationRole(client: Client, password: string): Promise<
 
 async function ensureOwnedDatabase(client: Client): Promise<void> {
   const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
-  await client.query(existing.rowCount === 0 ? `CREATE DATABASE ${DATABASE_NAME} OWNER ${APPLICATION_ROLE}` : `ALTER DATABASE ${DATABASE_NAME} OWNER TO ${APPLICATION_ROLE}`);
+  await client.query(
+    existing.rowCount === 0
+      ? `CREATE DATABASE ${DATABASE_NAME} OWNER ${APPLICATION_ROLE}`
+      : `ALTER DATABASE ${DATABASE_NAME} OWNER TO ${APPLICATION_ROLE}`,
+  );
 }
 
 /**
@@ -122,7 +126,13 @@ async function handOverSchemas(client: Client): Promise<void> {
  * Runs `work` connected as the superuser. A cluster of an earlier version refuses the generated
  * password: its superuser still has the one every installation shared, which is replaced at once.
  */
-async function asSuperuser(server: ServerAddress, passwords: PostgresPasswords, dataDir: string, database: string, work: (client: Client) => Promise<void>): Promise<void> {
+async function asSuperuser(
+  server: ServerAddress,
+  passwords: PostgresPasswords,
+  dataDir: string,
+  database: string,
+  work: (client: Client) => Promise<void>,
+): Promise<void> {
   const target: ClientConfig = { ...server, user: SUPERUSER, database };
   let client = await connectedOrRefused({ ...target, password: passwords.superuser });
   if (client === undefined) {

@@ -86,7 +86,12 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     }
     address = await addressFor(dataDir, logger);
     const prefix = [...asServerUser, ...(await parentDeathSignal())];
-    server = await startServer(binaries, prefix, { databaseDir, address, logFile: join(dataDir, 'postgres.log'), superuserPassword: passwords.superuser });
+    server = await startServer(binaries, prefix, {
+      databaseDir,
+      address,
+      logFile: join(dataDir, 'postgres.log'),
+      superuserPassword: passwords.superuser,
+    });
     await secureCluster(address, passwords, dataDir);
   } catch (error) {
     await server?.stop();
@@ -176,7 +181,13 @@ async function parentDeathSignal(): Promise<string[]> {
  * Creates the cluster in a scratch folder and renames it when complete, so that an interrupted first
  * start is redone rather than mistaken for a finished one.
  */
-async function initialise(binaries: PostgresBinaries, asServerUser: string[], dataDir: string, databaseDir: string, superuserPassword: string): Promise<void> {
+async function initialise(
+  binaries: PostgresBinaries,
+  asServerUser: string[],
+  dataDir: string,
+  databaseDir: string,
+  superuserPassword: string,
+): Promise<void> {
   await removeIfEmpty(databaseDir);
   if (existsSync(databaseDir)) {
     throw new StartupError(
@@ -226,11 +237,25 @@ interface ServerSettings {
   readonly superuserPassword: string;
 }
 
-async function startServer(binaries: PostgresBinaries, prefix: string[], { databaseDir, address, logFile, superuserPassword }: ServerSettings): Promise<ServerProcess> {
+async function startServer(
+  binaries: PostgresBinaries,
+  prefix: string[],
+  { databaseDir, address, logFile, superuserPassword }: ServerSettings,
+): Promise<ServerProcess> {
   await ensureExecutable(binaries.postgres);
   if (existsSync(logFile)) await rename(logFile, `${logFile}.1`);
   const log = openSync(logFile, 'a', 0o600);
-  const [command, ...args] = [...prefix, binaries.postgres, '-D', databaseDir, '-p', String(address.port), ...listenSettings(address), '-c', 'max_connections=200'];
+  const [command, ...args] = [
+    ...prefix,
+    binaries.postgres,
+    '-D',
+    databaseDir,
+    '-p',
+    String(address.port),
+    ...listenSettings(address),
+    '-c',
+    'max_connections=200',
+  ];
   let child: ChildProcess;
   try {
     child = spawn(command, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_MESSAGES: 'C' } });
@@ -290,7 +315,13 @@ function listenSettings(address: ServerAddress): string[] {
 async function waitUntilConnectable(address: ServerAddress, superuserPassword: string, running: () => boolean): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (running()) {
-    const client = new Client({ ...address, user: SUPERUSER, password: superuserPassword, database: 'postgres', connectionTimeoutMillis: 1_000 });
+    const client = new Client({
+      ...address,
+      user: SUPERUSER,
+      password: superuserPassword,
+      database: 'postgres',
+      connectionTimeoutMillis: 1_000,
+    });
     try {
       await client.connect();
       await client.end();
@@ -298,7 +329,8 @@ async function waitUntilConnectable(address: ServerAddress, superuserPassword: s
     } catch (error) {
       await client.end().catch(() => undefined);
       if (isRefusedPassword(error)) return;
-      if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s: ${String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -1,6 +1,11 @@
 export { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 export { MESSAGING_ENTITIES, OutboxMessageEntity, ProcessedMessageEntity } from './messaging.entities';
-export { createMessagingRetentionIndexes, createMessagingTables, dropMessagingRetentionIndexes, dropMessagingTables } from './messaging-tables';
+export {
+  createMessagingRetentionIndexes,
+  createMessagingTables,
+  dropMessagingRetentionIndexes,
+  dropMessagingTables,
+} from './messaging-tables';
 export { MessagingRetention, PRUNE_BATCH_ROWS, type MessagingRetentionSettings, type PrunedRows } from './messaging-retention';
 export { createDeadLetterTable, dropDeadLetterTable } from './dead-letters/dead-letter-tables';
 export { DeadLetterStore } from './dead-letters/dead-letter-store';

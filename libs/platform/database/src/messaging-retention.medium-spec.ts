@@ -68,11 +68,18 @@ describe('the messaging tables under a long run', () => {
       group: GROUP,
       handle: async (message) => {
         received.set(message.id, message);
-        await unitOfWork.runOnce(GROUP, message.id, () => Promise.resolve(void handled.set(message.id, (handled.get(message.id) ?? 0) + 1)));
+        await unitOfWork.runOnce(GROUP, message.id, () =>
+          Promise.resolve(void handled.set(message.id, (handled.get(message.id) ?? 0) + 1)),
+        );
       },
     });
     registry = new MetricsRegistry();
-    retention = new MessagingRetention(database.dataSource, SCHEMA, { windowSeconds: WINDOW_SECONDS, intervalMs: PRUNE_INTERVAL_MS }, registry);
+    retention = new MessagingRetention(
+      database.dataSource,
+      SCHEMA,
+      { windowSeconds: WINDOW_SECONDS, intervalMs: PRUNE_INTERVAL_MS },
+      registry,
+    );
     relay.start();
     retention.onApplicationBootstrap();
   });
@@ -88,7 +95,8 @@ describe('the messaging tables under a long run', () => {
     for (let round = 0; round < ROUNDS; round += 1) {
       const started = Date.now();
       await unitOfWork.run((tx) => {
-        for (let index = 0; index < MESSAGES_PER_ROUND; index += 1) tx.emit(IngestionFilteringRulesChanged, `account-${index}`, rulesOf(`account-${index}`));
+        for (let index = 0; index < MESSAGES_PER_ROUND; index += 1)
+          tx.emit(IngestionFilteringRulesChanged, `account-${index}`, rulesOf(`account-${index}`));
         return Promise.resolve();
       });
       const expected = (round + 1) * MESSAGES_PER_ROUND;
@@ -109,7 +117,7 @@ describe('the messaging tables under a long run', () => {
       expect(size.outbox).toBeLessThanOrEqual(BOUND);
       expect(size.processed).toBeLessThanOrEqual(BOUND);
     }
-    expect(BOUND).toBeLessThan(ROUNDS * MESSAGES_PER_ROUND / 2);
+    expect(BOUND).toBeLessThan((ROUNDS * MESSAGES_PER_ROUND) / 2);
     const pruned = await registry.getSingleMetricAsString('guidepost_messaging_rows_pruned_total');
     expect(pruned).toMatch(/table="outbox_messages"} [1-9]/);
     expect(pruned).toMatch(/table="processed_messages"} [1-9]/);

@@ -63,7 +63,7 @@ export class MessagingRetention implements OnApplicationBootstrap, OnApplication
     this.logger = new Logger(`MessagingRetention(${schema})`);
     this.pruned = registry?.counter({
       name: 'guidepost_messaging_rows_pruned_total',
-      help: 'Rows deleted from a service schema\'s messaging tables once older than the deduplication window, by service and table',
+      help: "Rows deleted from a service schema's messaging tables once older than the deduplication window, by service and table",
       labelNames: ['service', 'table'],
     });
     // Series from the start, at zero: a dashboard or alert then sees "nothing pruned yet", not "no data".

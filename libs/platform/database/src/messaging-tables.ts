@@ -43,7 +43,9 @@ export async function dropMessagingTables(queryRunner: QueryRunner, schema: stri
  * calls this, after its dead letters' one.
  */
 export async function createMessagingRetentionIndexes(queryRunner: QueryRunner, schema: string): Promise<void> {
-  await queryRunner.query(`CREATE INDEX outbox_messages_published ON "${schema}".outbox_messages (published_at) WHERE published_at IS NOT NULL`);
+  await queryRunner.query(
+    `CREATE INDEX outbox_messages_published ON "${schema}".outbox_messages (published_at) WHERE published_at IS NOT NULL`,
+  );
   await queryRunner.query(`CREATE INDEX processed_messages_age ON "${schema}".processed_messages (processed_at)`);
   await queryRunner.query(`CREATE INDEX dead_letters_replayed ON "${schema}".dead_letters (replayed_at) WHERE replayed_at IS NOT NULL`);
 }

@@ -49,10 +49,11 @@ describe('the outbox relay', () => {
 
   /** The outbox row of a `Billed` message. */
   const billedRow = async (order: number) => {
-    const rows: { published_at: Date | null; dead_at: Date | null; attempts: number; last_error: string | null }[] = await database.dataSource.query(
-      `SELECT published_at, dead_at, attempts, last_error FROM ${SCHEMA}.outbox_messages WHERE topic = $1 AND payload ->> 'order' = $2`,
-      [Billed.name, String(order)],
-    );
+    const rows: { published_at: Date | null; dead_at: Date | null; attempts: number; last_error: string | null }[] =
+      await database.dataSource.query(
+        `SELECT published_at, dead_at, attempts, last_error FROM ${SCHEMA}.outbox_messages WHERE topic = $1 AND payload ->> 'order' = $2`,
+        [Billed.name, String(order)],
+      );
     return rows[0];
   };
 
@@ -60,7 +61,11 @@ describe('the outbox relay', () => {
     database = await openServiceDatabase({ schema: SCHEMA, entities: [], migrations: [CreateRelayTables1700000000000] });
     relay = new OutboxRelay(database.dataSource, bus, SCHEMA);
     unitOfWork = new UnitOfWork(database.dataSource, () => relay.nudge());
-    bus.subscribe({ topic: Shipped, group: 'shipping', handle: (message) => Promise.resolve(void received.shipped.push(message.payload.order)) });
+    bus.subscribe({
+      topic: Shipped,
+      group: 'shipping',
+      handle: (message) => Promise.resolve(void received.shipped.push(message.payload.order)),
+    });
     bus.subscribe({
       topic: Billed,
       group: 'billing',
@@ -81,7 +86,9 @@ describe('the outbox relay', () => {
     }
     await eventually(() => expect(received.shipped).toEqual(orders));
     const unpublished = async (): Promise<number> => {
-      const [row]: { count: number }[] = await database.dataSource.query(`SELECT count(*)::integer AS count FROM ${SCHEMA}.outbox_messages WHERE published_at IS NULL`);
+      const [row]: { count: number }[] = await database.dataSource.query(
+        `SELECT count(*)::integer AS count FROM ${SCHEMA}.outbox_messages WHERE published_at IS NULL`,
+      );
       return row.count;
     };
     await eventually(async () => expect(await unpublished()).toBe(0));

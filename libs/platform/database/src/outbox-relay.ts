@@ -92,7 +92,10 @@ export class OutboxRelay {
       return;
     }
     this.polling = this.startLanes()
-      .then(() => this.pollSucceeded(), (error: unknown) => this.pollFailed(error))
+      .then(
+        () => this.pollSucceeded(),
+        (error: unknown) => this.pollFailed(error),
+      )
       .finally(() => {
         this.polling = undefined;
         const again = this.pollAgain;
@@ -118,7 +121,9 @@ export class OutboxRelay {
   }
 
   private pollDelayMs(): number {
-    return this.failedPolls === 0 ? POLL_INTERVAL_MS : Math.min(MAX_TRANSIENT_BACKOFF_MS, POLL_INTERVAL_MS * 2 ** Math.min(this.failedPolls, 10));
+    return this.failedPolls === 0
+      ? POLL_INTERVAL_MS
+      : Math.min(MAX_TRANSIENT_BACKOFF_MS, POLL_INTERVAL_MS * 2 ** Math.min(this.failedPolls, 10));
   }
 
   /** Starts a lane for every topic with messages due that has none running. */

@@ -54,8 +54,12 @@ describe('a service database as the host starts it', () => {
 
   it('refuses a configured deduplication window shorter than an hour, naming the setting', () => {
     expect(() => loadConfig({ GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: '60' })).toThrow(ConfigurationError);
-    expect(() => loadConfig({ GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: '60' })).toThrow(/GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: must be >= 3600/);
-    expect(() => loadConfig({ GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: 'soon' })).toThrow(/GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: must be integer/);
+    expect(() => loadConfig({ GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: '60' })).toThrow(
+      /GUIDEPOST_MESSAGE_DEDUP_WINDOW_SECONDS: must be >= 3600/,
+    );
+    expect(() => loadConfig({ GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: 'soon' })).toThrow(
+      /GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: must be integer/,
+    );
     expect(loadConfig({})).toMatchObject({ messageDedupWindowSeconds: 7 * 24 * 60 * 60, messagePruneIntervalMs: 600_000 });
   });
 
@@ -63,7 +67,9 @@ describe('a service database as the host starts it', () => {
     const app = await startService({ GUIDEPOST_DATABASE_URL: database.url, GUIDEPOST_MESSAGE_PRUNE_INTERVAL_MS: '1000' });
     try {
       const received: string[] = [];
-      app.get(MessageBus).subscribe({ topic: Noted, group: 'notes', handle: (message) => Promise.resolve(void received.push(message.payload.note)) });
+      app
+        .get(MessageBus)
+        .subscribe({ topic: Noted, group: 'notes', handle: (message) => Promise.resolve(void received.push(message.payload.note)) });
       await app.get<UnitOfWork>(unitOfWorkToken(SCHEMA)).run((tx) => Promise.resolve(tx.emit(Noted, 'note-1', { note: 'hello' })));
       for (let waited = 0; received.length === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(received).toEqual(['hello']);

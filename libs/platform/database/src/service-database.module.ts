@@ -1,10 +1,4 @@
-import {
-  type DynamicModule,
-  Inject,
-  Module,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { AppConfig } from '@guidepost/platform-config';
@@ -137,7 +131,12 @@ export class ServiceDatabaseModule {
           provide: retentionToken(schema),
           inject: [getDataSourceToken(schema), AppConfig, { token: MetricsRegistry, optional: true }],
           useFactory: (dataSource: DataSource, config: AppConfig, registry: MetricsRegistry | undefined) =>
-            new MessagingRetention(dataSource, schema, { windowSeconds: config.messageDedupWindowSeconds, intervalMs: config.messagePruneIntervalMs }, registry),
+            new MessagingRetention(
+              dataSource,
+              schema,
+              { windowSeconds: config.messageDedupWindowSeconds, intervalMs: config.messagePruneIntervalMs },
+              registry,
+            ),
         },
         {
           provide: deadLetterStoreToken(schema),

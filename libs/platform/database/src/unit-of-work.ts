@@ -79,7 +79,9 @@ async function appendToOutbox(manager: EntityManager, messages: BusMessage[]): P
     .createQueryBuilder()
     .insert()
     .into(OutboxMessageEntity)
-    .values(messages.map((m) => ({ id: m.id, topic: m.topic, key: m.key, payload: m.payload as object, occurredAt: new Date(m.occurredAt) })))
+    .values(
+      messages.map((m) => ({ id: m.id, topic: m.topic, key: m.key, payload: m.payload as object, occurredAt: new Date(m.occurredAt) })),
+    )
     .orIgnore()
     .execute();
 }

@@ -37,7 +37,7 @@ describe('classifyFailure', () => {
       expect(classifyFailure(await failureOf(client.connect()))).toBe('transient');
     });
 
-    it('PostgreSQL frozen (pg): silent during the handshake, or after it, past the client\'s wait limits', async () => {
+    it("PostgreSQL frozen (pg): silent during the handshake, or after it, past the client's wait limits", async () => {
       // A server that takes connections and, with `handshake`, lets the client in (AuthenticationOk,
       // ReadyForQuery) before it stops answering: what a stopped process looks like through open sockets.
       const sockets: Socket[] = [];
@@ -49,7 +49,12 @@ describe('classifyFailure', () => {
       for (const handshake of [false, true]) {
         const server = frozen(handshake);
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-        const client = new PgClient({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, connectionTimeoutMillis: 300, query_timeout: 300 });
+        const client = new PgClient({
+          host: '127.0.0.1',
+          port: (server.address() as AddressInfo).port,
+          connectionTimeoutMillis: 300,
+          query_timeout: 300,
+        });
         try {
           const failure = await failureOf(client.connect().then(() => client.query('SELECT 1')));
           expect({ handshake, failure: String(failure), class: classifyFailure(failure) }).toMatchObject({ handshake, class: 'transient' });
@@ -71,7 +76,13 @@ describe('classifyFailure', () => {
     });
 
     it('MinIO refusing connections (minio)', async () => {
-      const minio = new MinioClient({ endPoint: '127.0.0.1', port: await closedPort(), useSSL: false, accessKey: 'k', secretKey: 'secret-key' });
+      const minio = new MinioClient({
+        endPoint: '127.0.0.1',
+        port: await closedPort(),
+        useSSL: false,
+        accessKey: 'k',
+        secretKey: 'secret-key',
+      });
       expect(classifyFailure(await failureOf(minio.bucketExists('guidepost')))).toBe('transient');
     });
 
@@ -79,13 +90,23 @@ describe('classifyFailure', () => {
       // What MinIO sends when it cannot reach enough of its drives: 503, its code in a header and in the XML body.
       const busy = createHttpServer((_request, response) => {
         response.writeHead(503, { 'content-type': 'application/xml', 'x-minio-error-code': 'SlowDownWrite' });
-        response.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDownWrite</Code><Message>Resource requested is unwritable, please reduce your request rate</Message></Error>');
+        response.end(
+          '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDownWrite</Code><Message>Resource requested is unwritable, please reduce your request rate</Message></Error>',
+        );
       });
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-      const minio = new MinioClient({ endPoint: '127.0.0.1', port: (busy.address() as AddressInfo).port, useSSL: false, accessKey: 'k', secretKey: 'secret-key' });
+      const minio = new MinioClient({
+        endPoint: '127.0.0.1',
+        port: (busy.address() as AddressInfo).port,
+        useSSL: false,
+        accessKey: 'k',
+        secretKey: 'secret-key',
+      });
       const retried = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
       try {
-        expect(classifyFailure(await failureOf(minio.putObject('guidepost', 'imports/a.ndjson', Buffer.from('{}\n'), 3)))).toBe('transient');
+        expect(classifyFailure(await failureOf(minio.putObject('guidepost', 'imports/a.ndjson', Buffer.from('{}\n'), 3)))).toBe(
+          'transient',
+        );
         expect(classifyFailure(await failureOf(minio.statObject('guidepost', 'imports/a.ndjson')))).toBe('transient');
         // Its own retry, which is what hides the server's code from us.
         expect(retried).toHaveBeenCalledWith(expect.stringContaining('Retryable HTTP status: 503'));
@@ -117,7 +138,9 @@ describe('classifyFailure', () => {
       expect(classifyFailure(Object.assign(new Error('Server not initialized'), { code: 'XMinioServerNotInitialized' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('Resource requested is unwritable'), { code: 'SlowDownWrite' }))).toBe('transient');
       expect(classifyFailure(Object.assign(new Error('The specified bucket does not exist'), { code: 'NoSuchBucket' }))).toBe('transient');
-      expect(classifyFailure(Object.assign(new Error('leader moved'), { name: 'KafkaJSProtocolError', retriable: true }))).toBe('transient');
+      expect(classifyFailure(Object.assign(new Error('leader moved'), { name: 'KafkaJSProtocolError', retriable: true }))).toBe(
+        'transient',
+      );
       expect(classifyFailure(new TransientFailure('the process is stopping'))).toBe('transient');
     });
 
@@ -153,6 +176,8 @@ describe('classifyFailure', () => {
 
   it('is unrecognised when it says it is not transient, though its cause is a timeout', () => {
     const timedOut = Object.assign(new Error('Timeout exceeded: elapsed 10.2 seconds'), { code: '159' });
-    expect(classifyFailure(Object.assign(new Error('query: did not finish in time', { cause: timedOut }), { transient: false }))).toBe('unrecognised');
+    expect(classifyFailure(Object.assign(new Error('query: did not finish in time', { cause: timedOut }), { transient: false }))).toBe(
+      'unrecognised',
+    );
   });
 });

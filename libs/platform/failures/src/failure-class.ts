@@ -137,7 +137,10 @@ function classOfLink(link: object): FailureClass | undefined {
     const known = classOfCode(code);
     if (known) return known;
   }
-  if (typeof fields.name === 'string' && /^KafkaJS(?:Connection|RequestTimeout|NumberOfRetriesExceeded|Broker(?:Not)?Found|LockTimeout)Error$/.test(fields.name)) {
+  if (
+    typeof fields.name === 'string' &&
+    /^KafkaJS(?:Connection|RequestTimeout|NumberOfRetriesExceeded|Broker(?:Not)?Found|LockTimeout)Error$/.test(fields.name)
+  ) {
     return 'transient';
   }
   const message = typeof fields.message === 'string' ? fields.message : '';

@@ -48,9 +48,16 @@ async function started(adminPort: number | undefined, authenticate = false): Pro
     adminPort,
     beforeInit: (created) => {
       if (!authenticate) return;
-      created.getHttpAdapter().getInstance().addHook('onRequest', (request, _reply, done) => {
-        done(request.headers.authorization === `Bearer ${ADMIN_TOKEN}` ? undefined : new DomainError('unauthenticated', 'credentials required'));
-      });
+      created
+        .getHttpAdapter()
+        .getInstance()
+        .addHook('onRequest', (request, _reply, done) => {
+          done(
+            request.headers.authorization === `Bearer ${ADMIN_TOKEN}`
+              ? undefined
+              : new DomainError('unauthenticated', 'credentials required'),
+          );
+        });
     },
   });
   await listen(app, config);

@@ -115,14 +115,22 @@ describe('graceful shutdown', () => {
     await journal.arrived;
 
     const began = Date.now();
-    const stopping = shutDown({ app, graceMs: 10_000, afterApplication: () => Promise.resolve(void journal.entries.push('embedded database stopped')) }, 'SIGTERM');
+    const stopping = shutDown(
+      { app, graceMs: 10_000, afterApplication: () => Promise.resolve(void journal.entries.push('embedded database stopped')) },
+      'SIGTERM',
+    );
     await expect(refusal(port)).resolves.toBe('ECONNREFUSED');
     expect(journal.entries).toEqual([]);
     journal.release();
 
     await expect(inFlight).resolves.toEqual({ status: 200, connection: 'close', body: '{"done":true}' });
     await stopping;
-    expect(journal.entries).toEqual(['request answered', 'workers and consumers stopped', 'relays, producer and pools closed', 'embedded database stopped']);
+    expect(journal.entries).toEqual([
+      'request answered',
+      'workers and consumers stopped',
+      'relays, producer and pools closed',
+      'embedded database stopped',
+    ]);
     expect(Date.now() - began).toBeLessThan(5_000);
   });
 

@@ -79,7 +79,9 @@ export async function shutDown(plan: ShutdownPlan, reason: string): Promise<void
   const started = Date.now();
   const requestsBudgetMs = Math.floor(plan.graceMs * REQUESTS_SHARE_OF_GRACE);
   plan.app.get(ShutdownReadiness).begin();
-  logger.log(`${reason}: stopping within ${plan.graceMs} ms; no new connections, finishing the requests in flight (at most ${requestsBudgetMs} ms)`);
+  logger.log(
+    `${reason}: stopping within ${plan.graceMs} ms; no new connections, finishing the requests in flight (at most ${requestsBudgetMs} ms)`,
+  );
   const cut = await drainHttp(plan.app, requestsBudgetMs);
   if (cut > 0) logger.warn(`${cut} connection(s) with requests still running after ${requestsBudgetMs} ms were closed`);
   logger.log(`requests done after ${Date.now() - started} ms; stopping workers, consumers and relays`);
@@ -111,4 +113,3 @@ async function drainHttp(app: NestFastifyApplication, budgetMs: number): Promise
     clearInterval(sweep);
   }
 }
-

@@ -50,12 +50,16 @@ export async function createHttpApplication(
   { beforeInit, beforeCredentials, certificate, adminPort }: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const shutdown = new ShutdownReadiness();
-  const app = await NestFactory.create<NestFastifyApplication>(HostModule.around(rootModule, shutdown), fastifyAdapter(config, certificate), {
-    bodyParser: false,
-    bufferLogs: true,
-    autoFlushLogs: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    HostModule.around(rootModule, shutdown),
+    fastifyAdapter(config, certificate),
+    {
+      bodyParser: false,
+      bufferLogs: true,
+      autoFlushLogs: false,
+      abortOnError: false,
+    },
+  );
   app.useLogger(app.get(PinoLogger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();

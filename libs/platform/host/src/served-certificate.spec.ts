@@ -180,10 +180,26 @@ describe('ServedCertificate', () => {
     });
 
     it.each([
-      ['a key that is not the certificate\'s', () => folder.overwrite({ key: second.key }), /^the key in GUIDEPOST_TLS_KEY_FILE \(\S+tls\.key\) is not the key of the certificate in GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\)$/],
-      ['a half-written certificate', () => folder.overwrite({ cert: first.cert.slice(0, 300) }), /^GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\) holds no PEM certificate \(.+\)$/],
-      ['an empty key', () => folder.overwrite({ key: '' }), /^GUIDEPOST_TLS_KEY_FILE \(\S+tls\.key\) holds no unencrypted PEM private key \(.+\)$/],
-      ['a certificate file that is missing', () => rm(join(root, '..1', 'tls.crt')), /^GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\) cannot be read \(ENOENT\)$/],
+      [
+        "a key that is not the certificate's",
+        () => folder.overwrite({ key: second.key }),
+        /^the key in GUIDEPOST_TLS_KEY_FILE \(\S+tls\.key\) is not the key of the certificate in GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\)$/,
+      ],
+      [
+        'a half-written certificate',
+        () => folder.overwrite({ cert: first.cert.slice(0, 300) }),
+        /^GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\) holds no PEM certificate \(.+\)$/,
+      ],
+      [
+        'an empty key',
+        () => folder.overwrite({ key: '' }),
+        /^GUIDEPOST_TLS_KEY_FILE \(\S+tls\.key\) holds no unencrypted PEM private key \(.+\)$/,
+      ],
+      [
+        'a certificate file that is missing',
+        () => rm(join(root, '..1', 'tls.crt')),
+        /^GUIDEPOST_TLS_CERT_FILE \(\S+tls\.crt\) cannot be read \(ENOENT\)$/,
+      ],
     ])('refuses %s, naming the setting and the file', async (_case, spoil, problem) => {
       await spoil();
 
@@ -250,10 +266,14 @@ describe('ServedCertificate', () => {
       await new Promise((done) => setTimeout(done, 1_200));
       expect(warnings).toHaveLength(1);
       // A copy that has only just begun (TLS itself would take an empty certificate, and serve no handshake).
-      expect(await refusal(() => folder.overwrite({ cert: '', key: third.key }))).toMatch(/GUIDEPOST_TLS_CERT_FILE \(\S+\) holds no PEM certificate/);
+      expect(await refusal(() => folder.overwrite({ cert: '', key: third.key }))).toMatch(
+        /GUIDEPOST_TLS_CERT_FILE \(\S+\) holds no PEM certificate/,
+      );
       expect(await servedFingerprint(port)).toBe(first.fingerprint);
       // And one cut short.
-      expect(await refusal(() => folder.overwrite({ cert: third.cert.slice(0, 300) }))).toMatch(/GUIDEPOST_TLS_CERT_FILE \(\S+\) holds no PEM certificate \(.*\)$/);
+      expect(await refusal(() => folder.overwrite({ cert: third.cert.slice(0, 300) }))).toMatch(
+        /GUIDEPOST_TLS_CERT_FILE \(\S+\) holds no PEM certificate \(.*\)$/,
+      );
       expect(await servedFingerprint(port)).toBe(first.fingerprint);
 
       await folder.overwrite({ cert: third.cert });

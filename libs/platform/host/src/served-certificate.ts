@@ -35,11 +35,19 @@ export async function readCertificatePair(settings: TlsSettings): Promise<Certif
   const certificate = parsed(() => new X509Certificate(cert), `${CERT_SETTING} (${settings.certFile}) holds no PEM certificate`);
   const privateKey = parsed(() => createPrivateKey(key), `${KEY_SETTING} (${settings.keyFile}) holds no unencrypted PEM private key`);
   if (!certificate.checkPrivateKey(privateKey)) {
-    throw new UnusableCertificate(`the key in ${KEY_SETTING} (${settings.keyFile}) is not the key of the certificate in ${CERT_SETTING} (${settings.certFile})`);
+    throw new UnusableCertificate(
+      `the key in ${KEY_SETTING} (${settings.keyFile}) is not the key of the certificate in ${CERT_SETTING} (${settings.certFile})`,
+    );
   }
   // What the TLS layer itself will take: PEM only (the checks above also take DER), a chain it can load.
   parsed(() => createSecureContext({ cert, key }), `${CERT_SETTING} and ${KEY_SETTING} cannot be served over TLS`);
-  return { cert, key, fingerprint: certificate.fingerprint256, subject: certificate.subject.replace(/\n/g, ', '), validTo: certificate.validTo };
+  return {
+    cert,
+    key,
+    fingerprint: certificate.fingerprint256,
+    subject: certificate.subject.replace(/\n/g, ', '),
+    validTo: certificate.validTo,
+  };
 }
 
 async function readSetting(setting: string, path: string): Promise<Buffer> {
@@ -85,7 +93,8 @@ export class ServedCertificate {
     this.renewal = new PeriodicTask({
       intervalMs: settings.reloadIntervalMs,
       run: () => this.renew(),
-      onFailure: (error) => this.logger.error(`the certificate could not be renewed: ${error instanceof Error ? error.message : String(error)}`),
+      onFailure: (error) =>
+        this.logger.error(`the certificate could not be renewed: ${error instanceof Error ? error.message : String(error)}`),
     });
   }
 
@@ -95,7 +104,10 @@ export class ServedCertificate {
       return new ServedCertificate(settings, await readCertificatePair(settings));
     } catch (error) {
       if (!(error instanceof UnusableCertificate)) throw error;
-      throw new StartupError(error.message, `point ${CERT_SETTING} and ${KEY_SETTING} at a PEM certificate and its unencrypted private key, both readable by this user`);
+      throw new StartupError(
+        error.message,
+        `point ${CERT_SETTING} and ${KEY_SETTING} at a PEM certificate and its unencrypted private key, both readable by this user`,
+      );
     }
   }
 
@@ -134,6 +146,8 @@ export class ServedCertificate {
   private refuse(problem: string): void {
     if (problem === this.lastProblem) return;
     this.lastProblem = problem;
-    this.logger.warn(`the certificate files cannot be served as they are, so the server keeps serving ${described(this.served)}: ${problem}`);
+    this.logger.warn(
+      `the certificate files cannot be served as they are, so the server keeps serving ${described(this.served)}: ${problem}`,
+    );
   }
 }

@@ -90,7 +90,12 @@ async function serve(definition: ServiceHostDefinition, config: AppConfig): Prom
   const adminPort = definition.publicFacing ? config.adminPort : undefined;
   if (adminPort !== undefined) await assertPortAvailable(config.host, adminPort);
   const certificate = config.tls && (await ServedCertificate.load(config.tls));
-  const rootModule = ServiceHostModule.forRoot(config, kebabCase(definition.name), definition.storage.database.schema, definition.modules(config));
+  const rootModule = ServiceHostModule.forRoot(
+    config,
+    kebabCase(definition.name),
+    definition.storage.database.schema,
+    definition.modules(config),
+  );
   const app = await createHttpApplication(rootModule, config, {
     certificate,
     adminPort,
@@ -130,7 +135,9 @@ async function migrate(definition: ServiceHostDefinition, config: AppConfig): Pr
 function assertPresent(config: AppConfig, settings: readonly RequiredSetting[]): void {
   const missing = settings.filter((setting) => !SETTING_PRESENT[setting](config));
   if (missing.length > 0) {
-    throw new ConfigurationError(missing.map((setting) => `${setting}: is required by this service (only the standalone shape runs without it)`));
+    throw new ConfigurationError(
+      missing.map((setting) => `${setting}: is required by this service (only the standalone shape runs without it)`),
+    );
   }
 }
 

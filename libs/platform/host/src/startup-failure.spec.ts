@@ -52,7 +52,7 @@ describe('startupFailureLine', () => {
     await expect(assertPortAvailable('127.0.0.1', 0)).resolves.toBeUndefined();
   });
 
-  it('names an address that is not this machine\'s', async () => {
+  it("names an address that is not this machine's", async () => {
     const line = startupFailureLine('Guidepost', await failureOf(() => assertPortAvailable('192.0.2.1', 8080)));
     expectOneLine(line);
     expect(line).toContain('cannot listen on 192.0.2.1: it is not an address of this machine');
@@ -75,7 +75,11 @@ describe('startupFailureLine', () => {
     ['EROFS', '/srv/guidepost/secrets.json is on a read-only file system'],
     ['ENOSPC', 'the disk holding /srv/guidepost/secrets.json is full'],
   ])('names a data folder that cannot be written (%s)', (code, problem) => {
-    const error = Object.assign(new Error(`${code}: open '/srv/guidepost/secrets.json'`), { code, syscall: 'open', path: '/srv/guidepost/secrets.json' });
+    const error = Object.assign(new Error(`${code}: open '/srv/guidepost/secrets.json'`), {
+      code,
+      syscall: 'open',
+      path: '/srv/guidepost/secrets.json',
+    });
     const line = startupFailureLine('Guidepost', error);
     expectOneLine(line);
     expect(line).toContain(problem);
@@ -108,7 +112,12 @@ describe('startupFailureLine', () => {
   });
 
   it('names a server that does not answer, found in the cause of a wrapping error', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port: 5432 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+      address: '127.0.0.1',
+      port: 5432,
+    });
     const line = startupFailureLine('IngestionService', new Error('the pool could not connect', { cause: new AggregateError([refused]) }));
     expect(line).toBe(
       'IngestionService cannot start: nothing answers at 127.0.0.1:5432 (ECONNREFUSED). Fix: start that server, or correct the setting that points at it (GUIDEPOST_DATABASE_URL, GUIDEPOST_KAFKA_BROKERS, GUIDEPOST_CLICKHOUSE_URL, GUIDEPOST_S3_ENDPOINT, ...).',
@@ -116,7 +125,10 @@ describe('startupFailureLine', () => {
   });
 
   it('gives anything else by its message, on one line, with the way to see more', () => {
-    const line = startupFailureLine('Guidepost', new Error('the ingestion schema has pending migrations:\nrun the service\'s `migrate` command first'));
+    const line = startupFailureLine(
+      'Guidepost',
+      new Error("the ingestion schema has pending migrations:\nrun the service's `migrate` command first"),
+    );
     expectOneLine(line);
     expect(line).toBe(
       "Guidepost cannot start: the ingestion schema has pending migrations: run the service's `migrate` command first. Fix: run again with GUIDEPOST_LOG_LEVEL=debug to see where it failed.",

@@ -67,7 +67,10 @@ function diagnoseSystemError(error: SystemError): Diagnosis | undefined {
       };
     }
     if (code === 'EACCES') {
-      return { problem: `this user may not listen on ${where}`, fix: 'set GUIDEPOST_PORT to a port above 1023, or grant the privilege to bind it' };
+      return {
+        problem: `this user may not listen on ${where}`,
+        fix: 'set GUIDEPOST_PORT to a port above 1023, or grant the privilege to bind it',
+      };
     }
   }
   if (path !== undefined && code !== undefined && code in FILE_PROBLEMS) {
@@ -88,7 +91,7 @@ function diagnoseSystemError(error: SystemError): Diagnosis | undefined {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return {
       problem: error.hostname ? `the host name ${error.hostname} does not resolve` : 'a configured host name does not resolve',
-      fix: 'correct the setting that names it, or check this machine\'s DNS',
+      fix: "correct the setting that names it, or check this machine's DNS",
     };
   }
   return undefined;

@@ -38,7 +38,10 @@ async function describeBody(body: InboundBody): Promise<unknown> {
   return { kind: body.kind, format: body.format, origin: body.origin, records };
 }
 
-const GreetingSchema = Type.Object({ name: Type.String({ minLength: 1 }), times: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+const GreetingSchema = Type.Object(
+  { name: Type.String({ minLength: 1 }), times: Type.Optional(Type.Integer()) },
+  { additionalProperties: false },
+);
 
 @Controller('test')
 class ConventionsController {
@@ -105,7 +108,10 @@ class ConventionsController {
 
   @Get('busy')
   busy(): never {
-    throw new DomainError('unavailable', 'query: did not finish within its time budget', { retryAfterSeconds: 10, cause: new Error('TIMEOUT_EXCEEDED') });
+    throw new DomainError('unavailable', 'query: did not finish within its time budget', {
+      retryAfterSeconds: 10,
+      cause: new Error('TIMEOUT_EXCEEDED'),
+    });
   }
 
   @Get('broken')
@@ -183,7 +189,9 @@ async function rawExchange(url: string, request: Buffer | string, wait = 10_000)
   const text = received.toString('utf8');
   const headEnd = text.indexOf('\r\n\r\n');
   const [statusLine, ...headerLines] = text.slice(0, headEnd).split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(headEnd + 4) };
 }
 
@@ -219,10 +227,14 @@ function expectRawProblem(answer: RawAnswer, status: number): Problem {
 }
 
 async function startApp(appConfig: typeof config): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(ConventionsTestModule, new FastifyAdapter(fastifyAdapterOptions(appConfig)), {
-    bodyParser: false,
-    logger: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ConventionsTestModule,
+    new FastifyAdapter(fastifyAdapterOptions(appConfig)),
+    {
+      bodyParser: false,
+      logger: false,
+    },
+  );
   await configureHttpServer(app, appConfig);
   await app.init();
   await app.listen(0, '127.0.0.1');
@@ -254,12 +266,15 @@ describe('HTTP conventions over a real server', () => {
   }
 
   describe('request bodies', () => {
-    it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])('answers %s with 415 naming the accepted types', async (type) => {
-      const problem = await expectProblem(await post('records', type, 'a=1'), 415, 'Unsupported Media Type');
-      expect(problem.detail).toContain(`'${type}'`);
-      expect(problem.detail).toContain('application/json');
-      expect(problem.detail).toContain('text/csv');
-    });
+    it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
+      'answers %s with 415 naming the accepted types',
+      async (type) => {
+        const problem = await expectProblem(await post('records', type, 'a=1'), 415, 'Unsupported Media Type');
+        expect(problem.detail).toContain(`'${type}'`);
+        expect(problem.detail).toContain('application/json');
+        expect(problem.detail).toContain('text/csv');
+      },
+    );
 
     it('answers a body without Content-Type with 415', async () => {
       const problem = await expectProblem(await post('records', undefined, new Uint8Array([1, 2, 3])), 415, 'Unsupported Media Type');
@@ -289,7 +304,10 @@ describe('HTTP conventions over a real server', () => {
     });
 
     it('passes JSON through parsed and reports why malformed JSON is not JSON', async () => {
-      expect(await (await post('records', 'application/json; charset=utf-8', '{"a":[1,2]}')).json()).toEqual({ kind: 'json', value: { a: [1, 2] } });
+      expect(await (await post('records', 'application/json; charset=utf-8', '{"a":[1,2]}')).json()).toEqual({
+        kind: 'json',
+        value: { a: [1, 2] },
+      });
       const problem = await expectProblem(await post('records', 'application/json', '{"a":'), 400, 'Bad Request');
       expect(problem.detail).toMatch(/^body: is not valid JSON \(.+\)$/);
     });
@@ -343,7 +361,9 @@ describe('HTTP conventions over a real server', () => {
       fetch(`${base}/${path}`, { method: 'POST', headers: { 'content-type': contentType, 'content-encoding': encoding }, body });
 
     it('decodes a gzip body of every format: JSON, NDJSON, CSV and an upload', async () => {
-      expect(await (await postEncoded('greeting', 'application/json', gzipped('{"name":"Ada"}'))).json()).toEqual({ greeting: 'hello Ada' });
+      expect(await (await postEncoded('greeting', 'application/json', gzipped('{"name":"Ada"}'))).json()).toEqual({
+        greeting: 'hello Ada',
+      });
       const ndjson = await postEncoded('records', 'application/x-ndjson', gzipped('{"a":1}\n'), 'x-gzip');
       expect(await ndjson.json()).toEqual({ kind: 'records', format: 'ndjson', origin: 'body', records: [{ line: 1, value: { a: 1 } }] });
       expect(await (await postEncoded('user-ids', 'text/csv', gzipped('user_id\nu1\n'), 'GZip')).json()).toEqual({ user_ids: ['u1'] });
@@ -355,14 +375,20 @@ describe('HTTP conventions over a real server', () => {
     });
 
     it('takes identity as no encoding, and an empty body whatever its encoding', async () => {
-      expect(await (await postEncoded('greeting', 'application/json', Buffer.from('{"name":"Ada"}'), 'identity')).json()).toEqual({ greeting: 'hello Ada' });
+      expect(await (await postEncoded('greeting', 'application/json', Buffer.from('{"name":"Ada"}'), 'identity')).json()).toEqual({
+        greeting: 'hello Ada',
+      });
       expect(await (await postEncoded('records', 'application/json', Buffer.alloc(0))).json()).toEqual({ kind: 'empty' });
     });
 
     it('counts the limit on the decoded bytes: a small body that inflates past it is a 413, answered at once', async () => {
       // 10 MB of zeros: about 10 KB of gzip, and 2,500 times the 4 KB limit once decoded.
       const bomb = gzipped(Buffer.alloc(10 * 1024 * 1024));
-      for (const [path, type] of [['records', 'application/json'], ['records', 'application/ndjson'], ['user-ids', 'text/csv']]) {
+      for (const [path, type] of [
+        ['records', 'application/json'],
+        ['records', 'application/ndjson'],
+        ['user-ids', 'text/csv'],
+      ]) {
         const started = Date.now();
         const problem = await expectProblem(await postEncoded(path, type, bomb), 413, 'Payload Too Large');
         expect({ type, detail: problem.detail }).toEqual({ type, detail: 'request body exceeds the 4 KB limit' });
@@ -382,22 +408,31 @@ describe('HTTP conventions over a real server', () => {
       }
     });
 
-    it.each(['br', 'deflate', 'compress', 'zstd', 'gzip, gzip'])('answers %s with 415 naming it and the codings taken, in Accept-Encoding too', async (encoding) => {
-      const response = await postEncoded('records', 'application/json', Buffer.from('{"a":1}'), encoding);
-      const problem = await expectProblem(response, 415, 'Unsupported Media Type');
-      expect(problem.detail).toBe(`Content-Encoding '${encoding}' is not supported; send the body as identity or gzip`);
-      expect(response.headers.get('accept-encoding')).toBe('identity, gzip');
-    });
+    it.each(['br', 'deflate', 'compress', 'zstd', 'gzip, gzip'])(
+      'answers %s with 415 naming it and the codings taken, in Accept-Encoding too',
+      async (encoding) => {
+        const response = await postEncoded('records', 'application/json', Buffer.from('{"a":1}'), encoding);
+        const problem = await expectProblem(response, 415, 'Unsupported Media Type');
+        expect(problem.detail).toBe(`Content-Encoding '${encoding}' is not supported; send the body as identity or gzip`);
+        expect(response.headers.get('accept-encoding')).toBe('identity, gzip');
+      },
+    );
   });
 
   describe('@ValidBody', () => {
     it('hands the handler the body checked against its schema', async () => {
-      expect(await (await post('greeting', 'application/json', '{"name":"Ada","times":2}')).json()).toEqual({ greeting: 'hello Adahello Ada' });
+      expect(await (await post('greeting', 'application/json', '{"name":"Ada","times":2}')).json()).toEqual({
+        greeting: 'hello Adahello Ada',
+      });
     });
 
     it('answers a body the schema refuses with 400 naming the field', async () => {
-      expect((await expectProblem(await post('greeting', 'application/json', '{"name":3}'), 400, 'Bad Request')).detail).toBe('name: must be string');
-      expect((await expectProblem(await post('greeting', 'application/json', '[]'), 400, 'Bad Request')).detail).toBe('body: must be object');
+      expect((await expectProblem(await post('greeting', 'application/json', '{"name":3}'), 400, 'Bad Request')).detail).toBe(
+        'name: must be string',
+      );
+      expect((await expectProblem(await post('greeting', 'application/json', '[]'), 400, 'Bad Request')).detail).toBe(
+        'body: must be object',
+      );
     });
 
     it('judges a request without a body as {}, so the answer names the missing field', async () => {
@@ -430,12 +465,32 @@ describe('HTTP conventions over a real server', () => {
     });
 
     it.each([
-      ['a number beyond a double', String.raw`{"attributes":{"n":1e400}}`, 'attributes.n: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
-      ['a negative one in an array', String.raw`{"a":[1,-1e999]}`, 'a.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
+      [
+        'a number beyond a double',
+        String.raw`{"attributes":{"n":1e400}}`,
+        'attributes.n: is a number too large to store (beyond ±1.8e308; JSON would write it as null)',
+      ],
+      [
+        'a negative one in an array',
+        String.raw`{"a":[1,-1e999]}`,
+        'a.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)',
+      ],
       ['NUL in a value', String.raw`{"name":"a\u0000b"}`, String.raw`name: contains a NUL character (\u0000), which cannot be stored`],
-      ['NUL in a key', String.raw`{"attributes":{"k\u0000":1}}`, String.raw`attributes.k\u0000: has a name that contains a NUL character (\u0000), which cannot be stored`],
-      ['a lone surrogate in a list', String.raw`{"ids":["x","\udc00"]}`, String.raw`ids.1: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`],
-      ['a lone surrogate as the body', String.raw`"\ud800"`, String.raw`body: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`],
+      [
+        'NUL in a key',
+        String.raw`{"attributes":{"k\u0000":1}}`,
+        String.raw`attributes.k\u0000: has a name that contains a NUL character (\u0000), which cannot be stored`,
+      ],
+      [
+        'a lone surrogate in a list',
+        String.raw`{"ids":["x","\udc00"]}`,
+        String.raw`ids.1: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`,
+      ],
+      [
+        'a lone surrogate as the body',
+        String.raw`"\ud800"`,
+        String.raw`body: contains a lone UTF-16 surrogate (\ud800 to \udfff), which is not a character`,
+      ],
     ])('refuses %s with 400 naming the path', async (_case, body, detail) => {
       expect((await expectProblem(await post('records', 'application/json', body), 400, 'Bad Request')).detail).toBe(detail);
     });
@@ -453,7 +508,8 @@ describe('HTTP conventions over a real server', () => {
   });
 
   describe('invalid UTF-8 in synchronous record bodies', () => {
-    const withByte = (before: string, after: string): Buffer => Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
+    const withByte = (before: string, after: string): Buffer =>
+      Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
 
     it.each([
       ['CSV', 'text/csv', withByte('user_id\nu1\nu', '2\n'), 'line 3'],
@@ -519,7 +575,10 @@ describe('HTTP conventions over a real server', () => {
 
     it('takes the part curl sends under multipart/mixed (Content-Disposition: attachment)', async () => {
       const body = multipart('------------------------8b70479c1356e49c', [
-        { headers: ['Content-Disposition: attachment; name="file"; filename="ids.csv"', 'Content-Type: application/octet-stream'], content: 'user_id\nu1\nu2\n' },
+        {
+          headers: ['Content-Disposition: attachment; name="file"; filename="ids.csv"', 'Content-Type: application/octet-stream'],
+          content: 'user_id\nu1\nu2\n',
+        },
       ]);
       const response = await post('user-ids', 'multipart/mixed; boundary=------------------------8b70479c1356e49c', body);
       expect(await response.json()).toEqual({ user_ids: ['u1', 'u2'] });
@@ -528,7 +587,10 @@ describe('HTTP conventions over a real server', () => {
     it('takes a browser form with other fields around the file and a boundary in quotes', async () => {
       const body = multipart('----WebKitFormBoundaryx8Z3', [
         { headers: ['Content-Disposition: form-data; name="note"'], content: 'a note\r\n--not-the-boundary' },
-        { headers: ['Content-Disposition: form-data; name="file"; filename="ids.ndjson"', 'Content-Type: application/x-ndjson'], content: '"u1"\n"u2"' },
+        {
+          headers: ['Content-Disposition: form-data; name="file"; filename="ids.ndjson"', 'Content-Type: application/x-ndjson'],
+          content: '"u1"\n"u2"',
+        },
         { headers: ['Content-Disposition: form-data; name="after"'], content: 'x' },
       ]);
       const response = await post('user-ids', 'multipart/form-data; boundary="----WebKitFormBoundaryx8Z3"', `preamble\r\n${body}epilogue`);
@@ -537,13 +599,21 @@ describe('HTTP conventions over a real server', () => {
 
     it('refuses two file parts with 400 instead of reading the first only', async () => {
       const part = { headers: ['Content-Disposition: form-data; name="file"; filename="ids.csv"'], content: 'user_id\nu1\n' };
-      const problem = await expectProblem(await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part, part])), 400, 'Bad Request');
+      const problem = await expectProblem(
+        await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part, part])),
+        400,
+        'Bad Request',
+      );
       expect(problem.detail).toBe('file: was sent more than once; upload one file per request');
     });
 
     it('refuses an upload cut short before its closing boundary with 400', async () => {
       const part = { headers: ['Content-Disposition: form-data; name="file"; filename="ids.csv"'], content: 'user_id\nu1\n' };
-      const problem = await expectProblem(await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part], false)), 400, 'Bad Request');
+      const problem = await expectProblem(
+        await post('user-ids', 'multipart/form-data; boundary=b0undary', multipart('b0undary', [part], false)),
+        400,
+        'Bad Request',
+      );
       expect(problem.detail).toMatch(/^body: is not valid multipart data \(it ends before the closing boundary/);
     });
 
@@ -588,7 +658,11 @@ describe('HTTP conventions over a real server', () => {
     });
 
     it('answers raw non-ASCII bytes in the path with a Problem', async () => {
-      const request = Buffer.concat([Buffer.from('GET /test/items/'), Buffer.from([0xc3, 0xa9, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]);
+      const request = Buffer.concat([
+        Buffer.from('GET /test/items/'),
+        Buffer.from([0xc3, 0xa9, 0xff]),
+        Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+      ]);
       const problem = expectRawProblem(await rawExchange(base, request), 400);
       expect(problem.detail).toMatch(/^path: is not a valid request target/);
     });
@@ -600,9 +674,15 @@ describe('HTTP conventions over a real server', () => {
     });
 
     it('answers a URL longer than the head limit with 414 and oversized headers with 431, never quoting them', async () => {
-      const longUrl = expectRawProblem(await rawExchange(base, `GET /test/events?q=${'y'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414);
+      const longUrl = expectRawProblem(
+        await rawExchange(base, `GET /test/events?q=${'y'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+        414,
+      );
       expect(longUrl.detail).toBe('the request line (method and URL) is longer than the 16 KB limit of the request head');
-      const bigHeaders = expectRawProblem(await rawExchange(base, `GET /test/events HTTP/1.1\r\nHost: x\r\nX-Big: ${'z'.repeat(20_000)}\r\n\r\n`), 431);
+      const bigHeaders = expectRawProblem(
+        await rawExchange(base, `GET /test/events HTTP/1.1\r\nHost: x\r\nX-Big: ${'z'.repeat(20_000)}\r\n\r\n`),
+        431,
+      );
       expect(bigHeaders.detail).toBe('the request line and headers exceed the 16 KB limit');
     });
 
@@ -669,7 +749,11 @@ describe('HTTP conventions over a real server', () => {
         await fetch(`${base}/items/%E0%A4%A`),
       ];
       for (const answer of answers) {
-        expect({ status: answer.status, nosniff: answer.headers.get('x-content-type-options'), caching: answer.headers.get('cache-control') }).toEqual({
+        expect({
+          status: answer.status,
+          nosniff: answer.headers.get('x-content-type-options'),
+          caching: answer.headers.get('cache-control'),
+        }).toEqual({
           status: answer.status,
           nosniff: 'nosniff',
           caching: 'no-store',
@@ -702,10 +786,14 @@ describe('HTTP conventions over a real server', () => {
       try {
         await expectProblem(await fetch(`${base}/busy`), 503, 'Service Unavailable');
         expect(errors).not.toHaveBeenCalled();
-        expect(warnings.mock.calls).toEqual([['GET /test/busy answered 503: query: did not finish within its time budget (cause: TIMEOUT_EXCEEDED)']]);
+        expect(warnings.mock.calls).toEqual([
+          ['GET /test/busy answered 503: query: did not finish within its time budget (cause: TIMEOUT_EXCEEDED)'],
+        ]);
 
         await expectProblem(await fetch(`${base}/broken`), 500, 'Internal Server Error');
-        expect(errors.mock.calls).toEqual([[expect.objectContaining({ message: 'connection string postgres://secret@db', stack: expect.any(String) as string })]]);
+        expect(errors.mock.calls).toEqual([
+          [expect.objectContaining({ message: 'connection string postgres://secret@db', stack: expect.any(String) as string })],
+        ]);
         expect(warnings).toHaveBeenCalledTimes(1);
       } finally {
         errors.mockRestore();
@@ -719,7 +807,11 @@ describe('HTTP conventions over a real server', () => {
       await expectProblem(await fetch(admin, { headers: { authorization: 'Bearer wrong' } }), 401, 'Unauthorized');
       const allowed = await fetch(admin, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(allowed.status).toBe(200);
-      const created = await fetch(admin, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"a":1}' });
+      const created = await fetch(admin, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
       expect(await created.json()).toEqual({ a: 1 });
     });
 
@@ -766,7 +858,12 @@ describe('a request body that arrives too slowly', () => {
         })(),
       ),
     );
-    const response = await fetch(`${base}/test/user-ids`, { method: 'POST', headers: { 'content-type': 'application/ndjson' }, body, duplex: 'half' });
+    const response = await fetch(`${base}/test/user-ids`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/ndjson' },
+      body,
+      duplex: 'half',
+    });
     expect(await response.json()).toEqual({ user_ids: ['u1', 'u2'] });
   });
 });

@@ -58,7 +58,8 @@ export function fastifyAdapterOptions(config: AppConfig): FastifyHttpOptions<Ser
     },
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_CHARS },
     clientErrorHandler: answerConnectionError({ maxHeaderBytes: MAX_HEADER_BYTES, requestTimeoutMs: config.requestTimeoutMs }),
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => answerFrameworkError(error, request, reply, config),
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      answerFrameworkError(error, request, reply, config),
   };
 }
 
@@ -254,7 +255,12 @@ function routingProblem(request: FastifyRequest, routes: RouteTable): DomainErro
  * carries `SAFE_ANSWER_HEADERS`. Each header is set, never added: a service's answer that the gateway
  * passes on carries each of them once.
  */
-function stampResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+function stampResponse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: null, payload: unknown) => void,
+): void {
   stampHeaders(request, reply);
   done(null, payload);
 }

@@ -10,7 +10,15 @@ export { csvRowBatches, csvRows, type CsvRow } from './body/csv-rows';
 export { isRecordFailure, MAX_RECORD_CHARS, type RecordFailure, type TolerantReading } from './body/text-lines';
 export { Utf8Chunks } from './body/utf8-chunks';
 export { prefersCsv } from './rendering/accept';
-export { CSV_TEXT_COLUMNS, csvCellTyper, csvColumnsOf, csvRecordTyper, setOwnField, typedCsvCell, typedCsvRecord } from './body/csv-cell-types';
+export {
+  CSV_TEXT_COLUMNS,
+  csvCellTyper,
+  csvColumnsOf,
+  csvRecordTyper,
+  setOwnField,
+  typedCsvCell,
+  typedCsvRecord,
+} from './body/csv-cell-types';
 export { userIdsOf } from './body/user-ids-of';
 export { configureHttpServer, fastifyAdapterOptions, type HttpServerOptions, REQUEST_ID_HEADER } from './http-server';
 export { NO_STORE, SAFE_ANSWER_HEADERS } from './safe-answer-headers';

@@ -168,7 +168,10 @@ describe('reporting an export', () => {
     const { tx, emitted } = recordingTransaction();
     reportExportFailed(tx, job, 'The event store is unreachable', new Date('2026-01-01T00:00:00.000Z'));
     expect(emitted).toEqual([
-      expect.objectContaining({ id: 'job-1:Failed', payload: expect.objectContaining({ name: 'Failed', attributes: { reason: 'The event store is unreachable' } }) }),
+      expect.objectContaining({
+        id: 'job-1:Failed',
+        payload: expect.objectContaining({ name: 'Failed', attributes: { reason: 'The event store is unreachable' } }),
+      }),
     ]);
   });
 });

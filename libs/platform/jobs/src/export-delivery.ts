@@ -92,7 +92,8 @@ export async function storeExportWithRetries(
       const failureClass = classifyFailure(error);
       if (failureClass === 'transient') throw error;
       const message = reasonOf(error);
-      if (failureClass === 'permanent' || attempt >= EXPORT_ATTEMPTS) return { reason: `The export could not be written (${attempt} attempts): ${message}` };
+      if (failureClass === 'permanent' || attempt >= EXPORT_ATTEMPTS)
+        return { reason: `The export could not be written (${attempt} attempts): ${message}` };
       logger.warn(`export ${file.key}, attempt ${attempt} failed, retrying: ${message}`);
       await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_DELAY_MS * attempt));
     }

@@ -172,8 +172,12 @@ describe('MailModule', () => {
     try {
       expect(moduleRef.get(Mailer)).toBeInstanceOf(SmtpMailer);
       const { id, ...payload } = MAIL;
-      await moduleRef.get(MessageBus).publish([{ id, topic: MailRequested.name, key: 'job-1', payload, occurredAt: new Date().toISOString() }]);
-      expect(server.received.map((mail) => [mail.envelopeTo, mail.headers.get('subject')])).toEqual([[['ada@example.com'], 'Your export is ready']]);
+      await moduleRef
+        .get(MessageBus)
+        .publish([{ id, topic: MailRequested.name, key: 'job-1', payload, occurredAt: new Date().toISOString() }]);
+      expect(server.received.map((mail) => [mail.envelopeTo, mail.headers.get('subject')])).toEqual([
+        [['ada@example.com'], 'Your export is ready'],
+      ]);
     } finally {
       await moduleRef.close();
       await server.close();

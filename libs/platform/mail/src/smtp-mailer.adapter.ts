@@ -48,7 +48,11 @@ export class SmtpMailer extends Mailer implements OnApplicationShutdown {
         throw refusedForGood(error) ? new MailRefusedError(mail.to, (error as Error).message) : error;
       });
     if (info.rejected.length > 0) {
-      this.logger.warn({ msg: 'mail sent, but the SMTP server refused some recipients', id: mail.id, refused: info.rejected.map(addressOf) });
+      this.logger.warn({
+        msg: 'mail sent, but the SMTP server refused some recipients',
+        id: mail.id,
+        refused: info.rejected.map(addressOf),
+      });
     }
     this.logger.log({ msg: 'mail sent', id: mail.id, to: info.accepted.map(addressOf), subject: mail.subject, messageId });
   }

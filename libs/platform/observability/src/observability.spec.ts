@@ -10,7 +10,6 @@ import { REDACTED_PATHS, requestIdMixin, rootLoggerOf } from './logging/logger-p
 
 const config = loadConfig({ GUIDEPOST_LOG_LEVEL: 'silent' });
 
-
 @Controller('things')
 class ThingsController {
   private readonly logger = new Logger('Things');
@@ -95,7 +94,9 @@ describe('observability', () => {
     it("gives lines logged while a request is handled that request's id", async () => {
       // What the root logger's mixin adds to each line, taken when the handler logs.
       const lines: object[] = [];
-      const info = jest.spyOn(rootLoggerOf(config), 'info').mockImplementation((fields: unknown) => void lines.push({ ...(fields as object), ...requestIdMixin() }));
+      const info = jest
+        .spyOn(rootLoggerOf(config), 'info')
+        .mockImplementation((fields: unknown) => void lines.push({ ...(fields as object), ...requestIdMixin() }));
       await fetch(`${base}/things/c3`, { headers: { 'x-request-id': 'trace-8' } });
       info.mockRestore();
       expect(lines).toContainEqual({ context: 'Things', reqId: 'trace-8' });

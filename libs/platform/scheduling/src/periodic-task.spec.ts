@@ -6,7 +6,11 @@ describe('PeriodicTask', () => {
   it('runs one run at a time: asking during a run joins it', async () => {
     let runs = 0;
     let finish: (value: number) => void = () => undefined;
-    const task = new PeriodicTask({ intervalMs: 1_000, run: () => new Promise<number>((resolve) => ((runs += 1), (finish = resolve))), onFailure: () => -1 });
+    const task = new PeriodicTask({
+      intervalMs: 1_000,
+      run: () => new Promise<number>((resolve) => ((runs += 1), (finish = resolve))),
+      onFailure: () => -1,
+    });
     const [first, second] = [task.runOnce(), task.runOnce()];
     expect(second).toBe(first);
     finish(7);

@@ -1,5 +1,10 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { type ProfileLookupRequest, ProfileLookupRequestSchema, type ProfileLookupResponse, UserProfileDirectory } from '@guidepost/contracts-http';
+import {
+  type ProfileLookupRequest,
+  ProfileLookupRequestSchema,
+  type ProfileLookupResponse,
+  UserProfileDirectory,
+} from '@guidepost/contracts-http';
 import { ValidBody } from '@guidepost/platform-http';
 
 /**

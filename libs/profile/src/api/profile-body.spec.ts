@@ -22,18 +22,30 @@ describe('profilePropertiesOf', () => {
   it(`takes ${PROFILE_UPDATE_MAX_PROPERTIES} properties, as JSON or CSV, and refuses one more, naming the limit`, async () => {
     const names = Array.from({ length: PROFILE_UPDATE_MAX_PROPERTIES + 1 }, (_, index) => `p${index}`);
     const json = (count: number) => Object.fromEntries(names.slice(0, count).map((name) => [name, 1]));
-    const csvOf = (count: number) => csv(`${names.slice(0, count).join(',')}\n${names.slice(0, count).map(() => '1').join(',')}\n`);
+    const csvOf = (count: number) =>
+      csv(
+        `${names.slice(0, count).join(',')}\n${names
+          .slice(0, count)
+          .map(() => '1')
+          .join(',')}\n`,
+      );
     expect(Object.keys(await profilePropertiesOf({ kind: 'json', value: json(PROFILE_UPDATE_MAX_PROPERTIES) }, parseJson))).toHaveLength(
       PROFILE_UPDATE_MAX_PROPERTIES,
     );
-    expect(Object.keys(await profilePropertiesOf(csvOf(PROFILE_UPDATE_MAX_PROPERTIES), parseJson))).toHaveLength(PROFILE_UPDATE_MAX_PROPERTIES);
+    expect(Object.keys(await profilePropertiesOf(csvOf(PROFILE_UPDATE_MAX_PROPERTIES), parseJson))).toHaveLength(
+      PROFILE_UPDATE_MAX_PROPERTIES,
+    );
     const tooMany = { code: 'invalid_request', detail: `body: must NOT have more than ${PROFILE_UPDATE_MAX_PROPERTIES} properties` };
-    await expect(profilePropertiesOf({ kind: 'json', value: json(PROFILE_UPDATE_MAX_PROPERTIES + 1) }, parseJson)).rejects.toMatchObject(tooMany);
+    await expect(profilePropertiesOf({ kind: 'json', value: json(PROFILE_UPDATE_MAX_PROPERTIES + 1) }, parseJson)).rejects.toMatchObject(
+      tooMany,
+    );
     await expect(profilePropertiesOf(csvOf(PROFILE_UPDATE_MAX_PROPERTIES + 1), parseJson)).rejects.toMatchObject(tooMany);
   });
 
   it('refuses a missing body, naming it', async () => {
-    await expect(profilePropertiesOf({ kind: 'empty' }, parseJson)).rejects.toMatchObject({ detail: expect.stringMatching(/^body: is required/) });
+    await expect(profilePropertiesOf({ kind: 'empty' }, parseJson)).rejects.toMatchObject({
+      detail: expect.stringMatching(/^body: is required/),
+    });
   });
 
   it('reads CSV as a header and one row, typing the cells and leaving empty cells out', async () => {
@@ -53,6 +65,9 @@ describe('profilePropertiesOf', () => {
     ['plan\npro\nfree\n', /^line 3: a profile update takes exactly one row/],
     ['plan,plan\npro,free\n', /^line 1: column 'plan' appears twice/],
   ])('refuses the CSV %j, naming the line', async (text, detail) => {
-    await expect(profilePropertiesOf(csv(text), parseJson)).rejects.toMatchObject({ code: 'invalid_request', detail: expect.stringMatching(detail) });
+    await expect(profilePropertiesOf(csv(text), parseJson)).rejects.toMatchObject({
+      code: 'invalid_request',
+      detail: expect.stringMatching(detail),
+    });
   });
 });

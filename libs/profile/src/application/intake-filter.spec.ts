@@ -4,7 +4,12 @@ import type { EntityManager } from 'typeorm';
 import type { ProfileFilteringRulesCopy } from '../data-access/profile-filtering-rules-copy.repository';
 import { IntakeFilter } from './intake-filter';
 
-const denyRules = { mode: 'deny' as const, eventNames: ['svc:profile_update'], userProperties: ['email', 'ssn'], groupProperties: ['revenue'] };
+const denyRules = {
+  mode: 'deny' as const,
+  eventNames: ['svc:profile_update'],
+  userProperties: ['email', 'ssn'],
+  groupProperties: ['revenue'],
+};
 const manager = {} as EntityManager;
 
 function filterWith(stored: typeof denyRules | null): { filter: IntakeFilter; metrics: MetricsRegistry } {
@@ -26,7 +31,11 @@ describe('IntakeFilter', () => {
   it('counts each dropped property under its intake and kind', async () => {
     const { filter, metrics } = filterWith(denyRules);
     const rules = await filter.rulesOf(manager, 'acme');
-    const kept = filter.keepProperties(rules, { kind: 'user', intake: 'import', accountId: 'acme', id: 'u-1' }, { plan: 'pro', email: 'e', ssn: 's' });
+    const kept = filter.keepProperties(
+      rules,
+      { kind: 'user', intake: 'import', accountId: 'acme', id: 'u-1' },
+      { plan: 'pro', email: 'e', ssn: 's' },
+    );
     filter.keepProperties(rules, { kind: 'group', intake: 'group_update', accountId: 'acme', id: 'g-1' }, { revenue: 1 });
     expect(kept).toEqual({ plan: 'pro' });
     expect(await filteredCount(metrics, { intake: 'import', kind: 'user_property' })).toBe(2);

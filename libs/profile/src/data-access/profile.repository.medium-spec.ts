@@ -17,7 +17,15 @@ describe('ProfileRepository', () => {
   it('merges written properties into the stored ones, creating a profile that is missing', async () => {
     const { manager } = database.dataSource;
     await repository.merge(manager, 'user', 'account-1', new Map([['user-1', { plan: 'free', seats: 1 }]]));
-    await repository.merge(manager, 'user', 'account-1', new Map([['user-1', { plan: 'pro' }], ['user-2', { plan: 'free' }]]));
+    await repository.merge(
+      manager,
+      'user',
+      'account-1',
+      new Map([
+        ['user-1', { plan: 'pro' }],
+        ['user-2', { plan: 'free' }],
+      ]),
+    );
     expect(await repository.find('user', 'account-1', 'user-1')).toEqual({ plan: 'pro', seats: 1 });
     expect(await repository.findUsers('account-1', ['user-1', 'user-2', 'user-3'])).toEqual(
       new Map([

@@ -57,7 +57,11 @@ describe('assertStorableProperties', () => {
 
   it.each([
     ['a property without a name', { plan: 'pro', '': 1 }, '"": a property name must not be empty'],
-    ['a NUL character in a nested value', { plan: 'pro', address: { lines: ['ok', 'bad\u0000'] } }, /^address: holds text that contains a NUL character/],
+    [
+      'a NUL character in a nested value',
+      { plan: 'pro', address: { lines: ['ok', 'bad\u0000'] } },
+      /^address: holds text that contains a NUL character/,
+    ],
     ['a NUL character in a name', { 'a\u0000b': 1 }, /^a\u0000b: has a name that contains a NUL character/],
     ['a lone surrogate in a value', { note: 'x\ud800' }, /^note: holds text that contains a lone UTF-16 surrogate/],
     ['a lone surrogate in a nested key', { nested: { 'k\udc00': 1 } }, /^nested: holds a key that contains a lone UTF-16 surrogate/],

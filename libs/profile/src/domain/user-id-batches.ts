@@ -1,4 +1,3 @@
-
 /** Users associated per statement (and `svc:profile_update` events per message) when associating a group. */
 export const USERS_PER_BATCH = 5_000;
 

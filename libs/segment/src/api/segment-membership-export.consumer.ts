@@ -28,7 +28,9 @@ export class SegmentMembershipExportConsumer implements OnModuleInit {
         await this.unitOfWork.runOnce(MEMBERSHIP_EXPORT_GROUP, message.id, (tx) => this.exports.run(tx, message.payload));
       },
       onGiveUp: async (message, reason) => {
-        await this.unitOfWork.runOnce(MEMBERSHIP_EXPORT_GROUP, message.id, (tx) => Promise.resolve(this.exports.giveUp(tx, message.payload, reason)));
+        await this.unitOfWork.runOnce(MEMBERSHIP_EXPORT_GROUP, message.id, (tx) =>
+          Promise.resolve(this.exports.giveUp(tx, message.payload, reason)),
+        );
       },
     });
   }

@@ -55,7 +55,12 @@ export class SegmentMembershipController {
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 
-  private async submit(accountId: string, segmentId: string, operation: MembershipOperation, body: InboundBody): Promise<AsyncAcknowledgement> {
+  private async submit(
+    accountId: string,
+    segmentId: string,
+    operation: MembershipOperation,
+    body: InboundBody,
+  ): Promise<AsyncAcknowledgement> {
     const job = await this.changes.submit(accountId, segmentId, operation, userIdsOf(body));
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }

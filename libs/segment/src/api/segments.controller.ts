@@ -47,7 +47,10 @@ export class SegmentsController {
   }
 
   @Delete(':segment_id')
-  async delete(@Param('account_id') accountId: string, @Param('segment_id', IdentifierParam) segmentId: string): Promise<StatusAcknowledgement> {
+  async delete(
+    @Param('account_id') accountId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
+  ): Promise<StatusAcknowledgement> {
     await this.segments.delete(accountId, segmentId);
     return statusAcknowledgement();
   }

@@ -38,41 +38,51 @@ export class MembershipChangeService {
 
   async submit(accountId: string, segmentId: string, operation: MembershipOperation, userIds: AsyncIterable<string>): Promise<CreatedJob> {
     if (!isSegmentId(segmentId)) throw notFound('Segment', segmentId);
-    return JobsOfOneRequest.around(this.jobs, (jobs) => this.unitOfWork.run(async (tx) => {
-      if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
+    return JobsOfOneRequest.around(this.jobs, (jobs) =>
+      this.unitOfWork.run(async (tx) => {
+        if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
 
-      const changeId = randomUUID();
-      const submittedAt = new Date();
-      let chunkCount = 0;
-      for await (const chunk of chunkUserIds(userIds)) {
-        await this.changes.stageChunk(tx.manager, changeId, chunkCount, chunk);
-        chunkCount += 1;
-      }
+        const changeId = randomUUID();
+        const submittedAt = new Date();
+        let chunkCount = 0;
+        for await (const chunk of chunkUserIds(userIds)) {
+          await this.changes.stageChunk(tx.manager, changeId, chunkCount, chunk);
+          chunkCount += 1;
+        }
 
-      // Created only now that the whole input is valid, and before the commit, so the job_url answers at once.
-      const job = await jobs.createJob({ accountId, name: JOB_NAMES[operation] });
-      if (chunkCount === 0) {
-        emitJobEvent(tx, { jobId: job.id, accountId }, ingestionCompletedEvent(0, submittedAt, new Date()));
+        // Created only now that the whole input is valid, and before the commit, so the job_url answers at once.
+        const job = await jobs.createJob({ accountId, name: JOB_NAMES[operation] });
+        if (chunkCount === 0) {
+          emitJobEvent(tx, { jobId: job.id, accountId }, ingestionCompletedEvent(0, submittedAt, new Date()));
+          return job;
+        }
+        await this.changes.insert(tx.manager, {
+          id: changeId,
+          jobId: job.id,
+          accountId,
+          segmentId,
+          operation,
+          chunkCount,
+          chunksApplied: 0,
+          idsApplied: 0,
+          submittedAt,
+          finishedAt: null,
+        });
+        for (let chunkIndex = 0; chunkIndex < chunkCount; chunkIndex += 1) {
+          const payload = {
+            accountId,
+            segmentId,
+            jobId: job.id,
+            operation,
+            chunkIndex,
+            chunkCount,
+            submittedAt: submittedAt.toISOString(),
+          };
+          tx.emit(SegmentUserIdsSubmitted, segmentId, payload, `${job.id}:${chunkIndex}`);
+        }
         return job;
-      }
-      await this.changes.insert(tx.manager, {
-        id: changeId,
-        jobId: job.id,
-        accountId,
-        segmentId,
-        operation,
-        chunkCount,
-        chunksApplied: 0,
-        idsApplied: 0,
-        submittedAt,
-        finishedAt: null,
-      });
-      for (let chunkIndex = 0; chunkIndex < chunkCount; chunkIndex += 1) {
-        const payload = { accountId, segmentId, jobId: job.id, operation, chunkIndex, chunkCount, submittedAt: submittedAt.toISOString() };
-        tx.emit(SegmentUserIdsSubmitted, segmentId, payload, `${job.id}:${chunkIndex}`);
-      }
-      return job;
-    }));
+      }),
+    );
   }
 
   /**

@@ -70,7 +70,9 @@ function setUp(options: { segmentExists?: boolean } = {}) {
 }
 
 const jobEvents = (emitted: Emitted[]) =>
-  emitted.filter((message) => message.topic === JobEventRecorded.name).map((message) => message.payload as PayloadOf<typeof JobEventRecorded>);
+  emitted
+    .filter((message) => message.topic === JobEventRecorded.name)
+    .map((message) => message.payload as PayloadOf<typeof JobEventRecorded>);
 
 describe('MembershipExportService.run', () => {
   beforeEach(() => jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined));
@@ -128,7 +130,9 @@ describe('MembershipExportService.run', () => {
     const { service, blobs, emitted, tx, request } = setUp({ segmentExists: false });
     await service.run(tx, request({ email: 'ops@example.com' }));
     expect(blobs.files.size).toBe(0);
-    expect(jobEvents(emitted)).toEqual([expect.objectContaining({ name: 'Failed', attributes: { reason: expect.stringMatching(/deleted/) } })]);
+    expect(jobEvents(emitted)).toEqual([
+      expect.objectContaining({ name: 'Failed', attributes: { reason: expect.stringMatching(/deleted/) } }),
+    ]);
     expect(emitted).toHaveLength(1);
   });
 

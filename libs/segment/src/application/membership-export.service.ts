@@ -2,7 +2,14 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
 import { emitJobEvent, type PayloadOf, SegmentMembershipExportRequested } from '@guidepost/contracts-events';
-import { type CreatedJob, JobName, JobRegistryClient, JobsOfOneRequest, type SegmentMembershipExportRequest, UserProfileDirectory } from '@guidepost/contracts-http';
+import {
+  type CreatedJob,
+  JobName,
+  JobRegistryClient,
+  JobsOfOneRequest,
+  type SegmentMembershipExportRequest,
+  UserProfileDirectory,
+} from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
 import { exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
@@ -37,21 +44,23 @@ export class MembershipExportService {
 
   async request(accountId: string, segmentId: string, request: SegmentMembershipExportRequest): Promise<CreatedJob> {
     if (!isSegmentId(segmentId)) throw notFound('Segment', segmentId);
-    return JobsOfOneRequest.around(this.jobs, (jobs) => this.unitOfWork.run(async (tx) => {
-      if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
-      const job = await jobs.createJob({ accountId, name: JobName.ExportSegmentMembership });
-      const payload: ExportRequested = {
-        accountId,
-        segmentId,
-        jobId: job.id,
-        format: request.format ?? 'json',
-        propertyNames: request.property_names ?? [],
-        ...(request.email === undefined ? {} : { email: request.email }),
-        requestedAt: new Date().toISOString(),
-      };
-      tx.emit(SegmentMembershipExportRequested, segmentId, payload, `${job.id}:export-requested`);
-      return job;
-    }));
+    return JobsOfOneRequest.around(this.jobs, (jobs) =>
+      this.unitOfWork.run(async (tx) => {
+        if (!(await this.segments.existsForMembership(tx.manager, accountId, segmentId))) throw notFound('Segment', segmentId);
+        const job = await jobs.createJob({ accountId, name: JobName.ExportSegmentMembership });
+        const payload: ExportRequested = {
+          accountId,
+          segmentId,
+          jobId: job.id,
+          format: request.format ?? 'json',
+          propertyNames: request.property_names ?? [],
+          ...(request.email === undefined ? {} : { email: request.email }),
+          requestedAt: new Date().toISOString(),
+        };
+        tx.emit(SegmentMembershipExportRequested, segmentId, payload, `${job.id}:export-requested`);
+        return job;
+      }),
+    );
   }
 
   /** Writes the export and reports its outcome in the consumer's transaction (run once per message). */
@@ -84,7 +93,11 @@ export class MembershipExportService {
 
   /** Reports an export given up on for good (its request dead-lettered) as `Failed` with the reason. */
   giveUp(tx: Transaction, request: ExportRequested, reason: string): void {
-    emitJobEvent(tx, { jobId: request.jobId, accountId: request.accountId }, failedEvent(`The export could not be written: ${reason}`, new Date()));
+    emitJobEvent(
+      tx,
+      { jobId: request.jobId, accountId: request.accountId },
+      failedEvent(`The export could not be written: ${reason}`, new Date()),
+    );
   }
 
   private async write(request: ExportRequested, renderer: ExportRenderer, output: Writable): Promise<number> {
@@ -101,7 +114,9 @@ export class MembershipExportService {
     for (;;) {
       const userIds = await this.members.page(request.accountId, request.segmentId, after, MEMBERS_PER_PAGE);
       if (userIds.length === 0) return;
-      const profiles = wantsProperties ? await this.profiles.getProfiles(request.accountId, userIds) : new Map<string, Record<string, unknown>>();
+      const profiles = wantsProperties
+        ? await this.profiles.getProfiles(request.accountId, userIds)
+        : new Map<string, Record<string, unknown>>();
       counter.rows += userIds.length;
       yield Buffer.from(userIds.map((userId) => renderer.row(userId, profiles.get(userId))).join(''));
       if (userIds.length < MEMBERS_PER_PAGE) return;

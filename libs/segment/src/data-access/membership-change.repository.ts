@@ -31,10 +31,11 @@ interface MembershipChangeRow {
 @Injectable()
 export class MembershipChangeRepository {
   async stageChunk(manager: EntityManager, changeId: string, chunkIndex: number, userIds: readonly string[]): Promise<void> {
-    await manager.query(
-      `INSERT INTO segment.membership_change_chunks (change_id, chunk_index, user_ids) VALUES ($1, $2, $3::text[])`,
-      [changeId, chunkIndex, userIds],
-    );
+    await manager.query(`INSERT INTO segment.membership_change_chunks (change_id, chunk_index, user_ids) VALUES ($1, $2, $3::text[])`, [
+      changeId,
+      chunkIndex,
+      userIds,
+    ]);
   }
 
   async insert(manager: EntityManager, change: MembershipChange): Promise<void> {
@@ -59,10 +60,9 @@ export class MembershipChangeRepository {
 
   /** The change of a job, locked so that its chunks record their progress one at a time. */
   async findByJobForUpdate(manager: EntityManager, jobId: string): Promise<MembershipChange | null> {
-    const rows: MembershipChangeRow[] = await manager.query(
-      `SELECT * FROM segment.membership_changes WHERE job_id = $1 FOR UPDATE`,
-      [jobId],
-    );
+    const rows: MembershipChangeRow[] = await manager.query(`SELECT * FROM segment.membership_changes WHERE job_id = $1 FOR UPDATE`, [
+      jobId,
+    ]);
     return rows.length === 0 ? null : toChange(rows[0]);
   }
 
@@ -81,10 +81,12 @@ export class MembershipChangeRepository {
   }
 
   async saveProgress(manager: EntityManager, changeId: string, progress: MembershipProgress): Promise<void> {
-    await manager.query(
-      `UPDATE segment.membership_changes SET chunks_applied = $2, ids_applied = $3, finished_at = $4 WHERE id = $1`,
-      [changeId, progress.chunksApplied, progress.idsApplied, progress.finishedAt],
-    );
+    await manager.query(`UPDATE segment.membership_changes SET chunks_applied = $2, ids_applied = $3, finished_at = $4 WHERE id = $1`, [
+      changeId,
+      progress.chunksApplied,
+      progress.idsApplied,
+      progress.finishedAt,
+    ]);
   }
 }
 

@@ -18,10 +18,11 @@ export class SegmentMemberRepository {
   }
 
   async remove(manager: EntityManager, accountId: string, segmentId: string, userIds: readonly string[]): Promise<void> {
-    await manager.query(
-      `DELETE FROM segment.segment_members WHERE account_id = $1 AND segment_id = $2 AND user_id = ANY($3::text[])`,
-      [accountId, segmentId, userIds],
-    );
+    await manager.query(`DELETE FROM segment.segment_members WHERE account_id = $1 AND segment_id = $2 AND user_id = ANY($3::text[])`, [
+      accountId,
+      segmentId,
+      userIds,
+    ]);
   }
 
   /**

@@ -7,7 +7,16 @@ import { SegmentRepository } from './segment.repository';
 
 function segment(id: string, createdAt: string): SegmentRecord {
   const at = new Date(createdAt);
-  return { accountId: 'account-1', id, name: `segment ${id}`, description: '', createdAt: at, updatedAt: at, createdBy: 'key', updatedBy: 'key' };
+  return {
+    accountId: 'account-1',
+    id,
+    name: `segment ${id}`,
+    description: '',
+    createdAt: at,
+    updatedAt: at,
+    createdBy: 'key',
+    updatedBy: 'key',
+  };
 }
 
 /** Segments and their locks against the segment schema's migrations. */

@@ -32,10 +32,10 @@ export class SegmentRepository {
    * membership change either sees the segment and lands before a deletion, or sees it gone.
    */
   async existsForMembership(manager: EntityManager, accountId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM segment.segments WHERE account_id = $1 AND id = $2 FOR KEY SHARE`,
-      [accountId, id],
-    );
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM segment.segments WHERE account_id = $1 AND id = $2 FOR KEY SHARE`, [
+      accountId,
+      id,
+    ]);
     return rows.length > 0;
   }
 

@@ -16,7 +16,9 @@ describe('assertExportablePropertyNames', () => {
     [['plan', 'email', 'x', 'a\u0000b'], /^property_names\[3\]: contains a NUL character/],
     [['\ud800'], /^property_names\[0\]: contains a lone UTF-16 surrogate/],
   ])('refuses %j with a 400 naming the name by its index', (names, detail) => {
-    expect(() => assertExportablePropertyNames(names)).toThrow(expect.objectContaining({ code: 'invalid_request', detail: expect.stringMatching(detail) }));
+    expect(() => assertExportablePropertyNames(names)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', detail: expect.stringMatching(detail) }),
+    );
   });
 });
 
@@ -37,7 +39,12 @@ describe('json (newline-delimited) export rows', () => {
   it('keeps nested values as JSON and reads only the profile own properties', () => {
     const render = exportRenderer('json', ['address', 'toString', '__proto__']);
     const profile = JSON.parse('{"address":{"city":"Lyon"},"__proto__":"own"}') as Record<string, unknown>;
-    expect(JSON.parse(render.row('u1', profile))).toEqual({ user_id: 'u1', address: { city: 'Lyon' }, toString: null, ['__proto__']: 'own' });
+    expect(JSON.parse(render.row('u1', profile))).toEqual({
+      user_id: 'u1',
+      address: { city: 'Lyon' },
+      toString: null,
+      ['__proto__']: 'own',
+    });
   });
 });
 

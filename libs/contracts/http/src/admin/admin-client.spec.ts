@@ -49,9 +49,7 @@ describe('AdminClient', () => {
   it('sends the Bearer token and a JSON body, and returns the parsed answer', async () => {
     const account = { id: 'acme', name: 'Acme', created_at: '2025-01-01T00:00:00.000Z' };
     answer = (response) => respond(response, 201, account);
-    await expect(new AdminClient(`${baseUrl}/`, 'admin-token').createAccount({ name: 'Acme', id: 'acme' })).resolves.toEqual(
-      account,
-    );
+    await expect(new AdminClient(`${baseUrl}/`, 'admin-token').createAccount({ name: 'Acme', id: 'acme' })).resolves.toEqual(account);
     expect(received).toEqual([
       {
         method: 'POST',
@@ -89,7 +87,13 @@ describe('AdminClient', () => {
     answer = (response) => respond(response, 200, { dead_letters: [], next_cursor: null });
     const client = new AdminClient(baseUrl, 't');
     await expect(client.listDeadLetters('segment')).resolves.toEqual({ dead_letters: [], next_cursor: null });
-    await client.listDeadLetters('ingestion', { topic: 'guidepost.mail.mail-requested.v1', group: 'mail.sender', status: 'waiting', limit: 10, cursor: 'c/1' });
+    await client.listDeadLetters('ingestion', {
+      topic: 'guidepost.mail.mail-requested.v1',
+      group: 'mail.sender',
+      status: 'waiting',
+      limit: 10,
+      cursor: 'c/1',
+    });
     await client.getDeadLetter('content', '42');
     await client.replayDeadLetter('content', '42');
     await client.replayDeadLetters('profile', { topic: 't1' });

@@ -92,7 +92,10 @@ export class AdminClient {
 
   /** Replays every waiting dead letter of the service that matches the filter (all of them without one). */
   replayDeadLetters(service: string, filter: DeadLetterFilter = {}): Promise<DeadLetterBulkReplay> {
-    const body: DeadLetterFilter = { ...(filter.topic === undefined ? {} : { topic: filter.topic }), ...(filter.group === undefined ? {} : { group: filter.group }) };
+    const body: DeadLetterFilter = {
+      ...(filter.topic === undefined ? {} : { topic: filter.topic }),
+      ...(filter.group === undefined ? {} : { group: filter.group }),
+    };
     return this.request('POST', `${deadLettersPath(service)}/replay`, body);
   }
 

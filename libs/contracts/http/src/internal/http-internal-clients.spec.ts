@@ -38,7 +38,12 @@ class FakeService {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let text = '';
     for await (const chunk of request) text += (chunk as Buffer).toString('utf8');
-    const received = { method: request.method ?? '', url: request.url ?? '', token: request.headers['x-guidepost-internal-token'], body: JSON.parse(text) };
+    const received = {
+      method: request.method ?? '',
+      url: request.url ?? '',
+      token: request.headers['x-guidepost-internal-token'],
+      body: JSON.parse(text),
+    };
     this.received.push(received);
     this.answer(received, response);
   }
@@ -88,8 +93,11 @@ describe('internal API clients', () => {
     });
 
     it('names the service, the status and the detail when the service refuses, and does not repeat the call', async () => {
-      service.answer = (_request, response) => respond(response, 503, { error: true, status: 503, title: 'Service Unavailable', detail: 'database is down' });
-      const error = await failureOf(new HttpJobRegistryClient(baseUrl, TOKEN, FAST).createJob({ accountId: 'acme', name: 'Export Events' }));
+      service.answer = (_request, response) =>
+        respond(response, 503, { error: true, status: 503, title: 'Service Unavailable', detail: 'database is down' });
+      const error = await failureOf(
+        new HttpJobRegistryClient(baseUrl, TOKEN, FAST).createJob({ accountId: 'acme', name: 'Export Events' }),
+      );
       expect(error).toMatchObject({ service: 'ingestion', status: 503, detail: 'it answered 503 (database is down)' });
       expect(error.message).toBe("the ingestion service could not create a 'Export Events' job: it answered 503 (database is down)");
       expect(service.received).toHaveLength(1);
@@ -97,7 +105,9 @@ describe('internal API clients', () => {
 
     it('does not repeat a call that timed out: the job may have been created', async () => {
       service.answer = () => undefined;
-      const error = await failureOf(new HttpJobRegistryClient(baseUrl, TOKEN, TIMING_OUT).createJob({ accountId: 'acme', name: 'Export Events' }));
+      const error = await failureOf(
+        new HttpJobRegistryClient(baseUrl, TOKEN, TIMING_OUT).createJob({ accountId: 'acme', name: 'Export Events' }),
+      );
       expect(error).toMatchObject({ failure: 'timeout', status: undefined, detail: `no answer within 300 ms from ${baseUrl}` });
       expect(service.received).toHaveLength(1);
     });
@@ -121,13 +131,21 @@ describe('internal API clients', () => {
 
     it('says where it could not connect once the retries are spent', async () => {
       const port = await closedPort();
-      const error = await failureOf(new HttpJobRegistryClient(`http://127.0.0.1:${port}`, TOKEN, FAST).createJob({ accountId: 'a', name: 'Import Events' }));
-      expect(error).toMatchObject({ service: 'ingestion', failure: 'not-sent', detail: `cannot reach http://127.0.0.1:${port} (ECONNREFUSED)` });
+      const error = await failureOf(
+        new HttpJobRegistryClient(`http://127.0.0.1:${port}`, TOKEN, FAST).createJob({ accountId: 'a', name: 'Import Events' }),
+      );
+      expect(error).toMatchObject({
+        service: 'ingestion',
+        failure: 'not-sent',
+        detail: `cannot reach http://127.0.0.1:${port} (ECONNREFUSED)`,
+      });
     });
 
     it('refuses an answer that is not a created job', async () => {
       service.answer = (_request, response) => respond(response, 201, { id: 42 });
-      const error = await failureOf(new HttpJobRegistryClient(baseUrl, TOKEN, FAST).createJob({ accountId: 'acme', name: 'Import Events' }));
+      const error = await failureOf(
+        new HttpJobRegistryClient(baseUrl, TOKEN, FAST).createJob({ accountId: 'acme', name: 'Import Events' }),
+      );
       expect(error.detail).toBe('it answered 201 with an unexpected body');
     });
 
@@ -148,7 +166,9 @@ describe('internal API clients', () => {
       const userIds = Array.from({ length: 12_001 }, (_unused, index) => (index === 7 ? 'u7-none' : `u${index}`));
       const profiles = await new HttpUserProfileDirectory(baseUrl, TOKEN, FAST).getProfiles('acme', userIds);
       expect(service.received.map((request) => (request.body as { user_ids: string[] }).user_ids.length)).toEqual([5000, 5000, 2001]);
-      expect(service.received.every((request) => request.url === '/internal/v1/accounts/acme/user-profiles/lookup' && request.token === TOKEN)).toBe(true);
+      expect(
+        service.received.every((request) => request.url === '/internal/v1/accounts/acme/user-profiles/lookup' && request.token === TOKEN),
+      ).toBe(true);
       expect(profiles.size).toBe(12_000);
       expect(profiles.get('u12000')).toEqual({ name: 'name of u12000' });
       expect(profiles.has('u7-none')).toBe(false);
@@ -161,7 +181,9 @@ describe('internal API clients', () => {
 
     it('repeats a lookup the service answered 503, with back-off', async () => {
       service.answer = (request, response) =>
-        service.received.length < 3 ? respond(response, 503, { detail: 'starting' }) : respond(response, 200, { profiles: profilesOf(request) });
+        service.received.length < 3
+          ? respond(response, 503, { detail: 'starting' })
+          : respond(response, 200, { profiles: profilesOf(request) });
       const profiles = await new HttpUserProfileDirectory(baseUrl, TOKEN, FAST).getProfiles('acme', ['u1']);
       expect(profiles).toEqual(new Map([['u1', { name: 'name of u1' }]]));
       expect(service.received).toHaveLength(3);

@@ -111,7 +111,8 @@ export class InternalApiCaller {
       });
       status = response.status;
       text = await response.text();
-      if (status !== call.expectedStatus) throw fail('answered', status, `it answered ${status} (${problemDetail(text, response.statusText)})`);
+      if (status !== call.expectedStatus)
+        throw fail('answered', status, `it answered ${status} (${problemDetail(text, response.statusText)})`);
     } catch (error) {
       if (error instanceof InternalApiError) throw error;
       if (isTimeout(error)) throw fail('timeout', undefined, `no answer within ${this.options.timeoutMs} ms from ${this.baseUrl}`);

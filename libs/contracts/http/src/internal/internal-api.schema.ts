@@ -32,7 +32,10 @@ export function internalAbandonJobPath(accountId: string, jobId: string): string
   return `${internalJobsPath(accountId)}/${encodeURIComponent(jobId)}/abandon`;
 }
 
-export const AbandonJobRequestSchema = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+export const AbandonJobRequestSchema = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 4096 }) },
+  { additionalProperties: false },
+);
 export type AbandonJobRequest = Static<typeof AbandonJobRequestSchema>;
 
 export const AbandonedJobSchema = Type.Object({ abandoned: Type.Boolean() });

@@ -34,7 +34,11 @@ describe('JobsOfOneRequest', () => {
     }).catch((error: unknown) => error);
     expect(outcome).toBe(failure);
     expect(registry.abandoned).toEqual([
-      { accountId: 'acme', jobId: 'job-1', reason: 'The request failed before its work was recorded: terminating connection due to administrator command' },
+      {
+        accountId: 'acme',
+        jobId: 'job-1',
+        reason: 'The request failed before its work was recorded: terminating connection due to administrator command',
+      },
     ]);
   });
 

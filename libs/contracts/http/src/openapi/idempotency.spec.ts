@@ -6,7 +6,9 @@ type Json = Record<string, unknown>;
 const document = buildOpenApiDocument() as Json & { paths: Record<string, Record<string, Json>>; components: Record<string, Json> };
 
 function operations(): [string, string, Json][] {
-  return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, Json]));
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, Json]),
+  );
 }
 
 const KEY_PARAMETER = { $ref: '#/components/parameters/Idempotency-Key' };
@@ -33,9 +35,17 @@ describe('Idempotency-Key in the OpenAPI document', () => {
       const parameters = op['parameters'] as Json[];
       const responses = op['responses'] as Json;
       const isUnsafe = ['post', 'patch', 'delete'].includes(method);
-      expect({ path, method, keyed: parameters.some((parameter) => parameter['$ref'] === KEY_PARAMETER.$ref) }).toEqual({ path, method, keyed: isUnsafe });
+      expect({ path, method, keyed: parameters.some((parameter) => parameter['$ref'] === KEY_PARAMETER.$ref) }).toEqual({
+        path,
+        method,
+        keyed: isUnsafe,
+      });
       if (!isUnsafe) continue;
-      expect({ path, method, statuses: ['400', '409', '422'].filter((status) => status in responses) }).toEqual({ path, method, statuses: ['400', '409', '422'] });
+      expect({ path, method, statuses: ['400', '409', '422'].filter((status) => status in responses) }).toEqual({
+        path,
+        method,
+        statuses: ['400', '409', '422'],
+      });
       expect(responses['409']).toEqual({ $ref: '#/components/responses/IdempotencyKeyInUse' });
       expect(responses['422']).toEqual({ $ref: '#/components/responses/IdempotencyKeyReused' });
       for (const [status, response] of Object.entries(responses).filter(([status]) => status.startsWith('2'))) {
@@ -48,7 +58,9 @@ describe('Idempotency-Key in the OpenAPI document', () => {
 
   it('describes the 409 and 422 as Problem Details, and the rule in the introduction', () => {
     for (const name of ['IdempotencyKeyInUse', 'IdempotencyKeyReused']) {
-      expect((document.components['responses'][name] as Json)['content']).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } });
+      expect((document.components['responses'][name] as Json)['content']).toEqual({
+        'application/json': { schema: { $ref: '#/components/schemas/Problem' } },
+      });
     }
     const description = (document['info'] as Json)['description'] as string;
     expect(description).toMatch(/\*\*Idempotent requests\.\*\*.*Idempotency-Key.*24 hours/s);
@@ -66,7 +78,9 @@ describe('Idempotency-Key in the OpenAPI document', () => {
 
 describe('isFinalAnswerStatus', () => {
   it('stores 2xx and 4xx answers, but not 401, 403, 408, 409, 429 or any 5xx', () => {
-    for (const status of [200, 201, 202, 204, 400, 404, 405, 413, 415, 422]) expect({ status, final: isFinalAnswerStatus(status) }).toEqual({ status, final: true });
-    for (const status of [...IDEMPOTENCY_UNSTORED_STATUSES, 500, 502, 503, 504, 101, 302]) expect({ status, final: isFinalAnswerStatus(status) }).toEqual({ status, final: false });
+    for (const status of [200, 201, 202, 204, 400, 404, 405, 413, 415, 422])
+      expect({ status, final: isFinalAnswerStatus(status) }).toEqual({ status, final: true });
+    for (const status of [...IDEMPOTENCY_UNSTORED_STATUSES, 500, 502, 503, 504, 101, 302])
+      expect({ status, final: isFinalAnswerStatus(status) }).toEqual({ status, final: false });
   });
 });

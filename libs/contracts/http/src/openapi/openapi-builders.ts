@@ -44,7 +44,7 @@ export const HEADERS: Record<string, JsonObject> = {
   'Retry-After': integerHeader('Whole seconds to wait before retrying'),
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
   'Accept-Encoding': {
-    description: 'On a 415 of a body\'s `Content-Encoding`: the codings a body may come in, `identity, gzip`',
+    description: "On a 415 of a body's `Content-Encoding`: the codings a body may come in, `identity, gzip`",
     schema: { type: 'string' },
   },
   'X-Content-Type-Options': {
@@ -59,7 +59,9 @@ export const HEADERS: Record<string, JsonObject> = {
 
 /** Headers of every response of the API, problems included. */
 export function everyResponseHeaders(): JsonObject {
-  return Object.fromEntries(['X-API-Version', 'X-Content-Type-Options', 'Cache-Control'].map((name) => [name, componentRef('headers', name)]));
+  return Object.fromEntries(
+    ['X-API-Version', 'X-Content-Type-Options', 'Cache-Control'].map((name) => [name, componentRef('headers', name)]),
+  );
 }
 
 /** The account's request budget, under both names, on every answer to an authenticated public request. */
@@ -167,7 +169,9 @@ const idParameter = (name: string, what: string): JsonObject =>
 
 /** The record parameter of every experience kind: `pin_id`, `mobile_id`, `launchpad_id`, ... */
 function experienceKindParameters(): Record<(typeof EXPERIENCE_KINDS)[number]['parameter'], JsonObject> {
-  const entries = EXPERIENCE_KINDS.map((kind) => [kind.parameter, pathParameter(kind.parameter, `${resourceNameOf(kind)} identifier`)] as const);
+  const entries = EXPERIENCE_KINDS.map(
+    (kind) => [kind.parameter, pathParameter(kind.parameter, `${resourceNameOf(kind)} identifier`)] as const,
+  );
   return Object.fromEntries(entries) as Record<(typeof EXPERIENCE_KINDS)[number]['parameter'], JsonObject>;
 }
 
@@ -348,4 +352,3 @@ export function operation(input: OperationInput): JsonObject {
     },
   };
 }
-

@@ -16,13 +16,14 @@ import {
   UserProfileSchema,
   UserProfileUpdateSchema,
 } from '../schemas/profiles.schema';
+import { SegmentCreateSchema, SegmentMembershipExportRequestSchema, SegmentSchema, SegmentUpdateSchema } from '../schemas/segment.schema';
 import {
-  SegmentCreateSchema,
-  SegmentMembershipExportRequestSchema,
-  SegmentSchema,
-  SegmentUpdateSchema,
-} from '../schemas/segment.schema';
-import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADERS, IDEMPOTENCY_PARAMETERS, IDEMPOTENCY_RESPONSES, withIdempotencyKeys } from './idempotency';
+  IDEMPOTENCY_DESCRIPTION,
+  IDEMPOTENCY_HEADERS,
+  IDEMPOTENCY_PARAMETERS,
+  IDEMPOTENCY_RESPONSES,
+  withIdempotencyKeys,
+} from './idempotency';
 import { ERROR_RESPONSES, HEADERS, PATH_PARAMETERS } from './openapi-builders';
 import { analyticsPaths } from './paths/analytics.paths';
 import { bulkPaths } from './paths/bulk.paths';

@@ -133,7 +133,9 @@ export const AnalyticsExportStatusSchema = Type.Object(
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When `COMPLETED`: when `download_url` stops working' })),
     rows: Type.Optional(Type.Integer({ minimum: 0, description: 'When `COMPLETED`: rows in the result' })),
     truncated: Type.Optional(
-      Type.Boolean({ description: 'When `COMPLETED`: whether the result was clamped to the export row limit (`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS`)' }),
+      Type.Boolean({
+        description: 'When `COMPLETED`: whether the result was clamped to the export row limit (`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS`)',
+      }),
     ),
     reason: Type.Optional(Type.String({ description: 'When `FAILED`: why' })),
   },
@@ -166,13 +168,22 @@ export const ANALYTICS_QUERY_EXAMPLES = {
   },
   topEvents: {
     summary: 'Top 10 events by count',
-    value: { metrics: ['events', 'users'], dimensions: ['name'], start_time: '2026-11-01T00:00:00Z', end_time: '2026-12-01T00:00:00Z', limit: 10 },
+    value: {
+      metrics: ['events', 'users'],
+      dimensions: ['name'],
+      start_time: '2026-11-01T00:00:00Z',
+      end_time: '2026-12-01T00:00:00Z',
+      limit: 10,
+    },
   },
   rawEvents: {
     summary: "Raw rows: one user's flow events",
     value: {
       columns: ['timestamp', 'name', 'flow_id', 'attributes'],
-      conditions: [['user_id', '==', 'user-1'], ['name', 'like', 'appcues:%']],
+      conditions: [
+        ['user_id', '==', 'user-1'],
+        ['name', 'like', 'appcues:%'],
+      ],
       start_time: '2026-11-01T00:00:00Z',
       end_time: '2026-11-02T00:00:00Z',
     },

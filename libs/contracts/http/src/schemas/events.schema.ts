@@ -33,7 +33,12 @@ export const timeZoneSchema = (description: string) =>
     [
       Type.String({ pattern: TIME_ZONE_OFFSET_PATTERN, description: '`+HH:MM` or `-HH:MM`', examples: ['-04:00'] }),
       Type.String({ pattern: TIME_ZONE_MINUTES_PATTERN, description: 'Minutes east of UTC as text', examples: ['-240'] }),
-      Type.Integer({ minimum: -TIME_ZONE_MAX_MINUTES, maximum: TIME_ZONE_MAX_MINUTES, description: 'Minutes east of UTC', examples: [-240] }),
+      Type.Integer({
+        minimum: -TIME_ZONE_MAX_MINUTES,
+        maximum: TIME_ZONE_MAX_MINUTES,
+        description: 'Minutes east of UTC',
+        examples: [-240],
+      }),
     ],
     { description: `${description}: ${TIME_ZONE_FORMS}` },
   );

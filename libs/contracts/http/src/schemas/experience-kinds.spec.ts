@@ -2,7 +2,16 @@ import { EXPERIENCE_KINDS, operationStemsOf, resourceNameOf, tagOf } from './exp
 
 describe('EXPERIENCE_KINDS', () => {
   it('serves the kinds real clients call beyond the contract (docs/api-contract.md#beyond-the-contract), beside pins and mobile', () => {
-    expect(EXPERIENCE_KINDS.map((kind) => kind.collection)).toEqual(['pins', 'mobile', 'launchpads', 'banners', 'checklists', 'flows-v2', 'embeds', 'nps']);
+    expect(EXPERIENCE_KINDS.map((kind) => kind.collection)).toEqual([
+      'pins',
+      'mobile',
+      'launchpads',
+      'banners',
+      'checklists',
+      'flows-v2',
+      'embeds',
+      'nps',
+    ]);
   });
 
   it('gives checklists ISO times and every other kind epoch milliseconds, as their clients parse them', () => {

@@ -32,11 +32,35 @@ export interface ExperienceKindDefinition {
 
 export const EXPERIENCE_KINDS = [
   { collection: 'pins', nouns: ['pin', 'pins'], parameter: 'pin_id', timestamps: 'epoch-millis', model: 'experience' },
-  { collection: 'mobile', nouns: ['mobile experience', 'mobile experiences'], parameter: 'mobile_id', timestamps: 'epoch-millis', model: 'experience' },
-  { collection: 'launchpads', nouns: ['launchpad', 'launchpads'], parameter: 'launchpad_id', timestamps: 'epoch-millis', model: 'studio-document' },
+  {
+    collection: 'mobile',
+    nouns: ['mobile experience', 'mobile experiences'],
+    parameter: 'mobile_id',
+    timestamps: 'epoch-millis',
+    model: 'experience',
+  },
+  {
+    collection: 'launchpads',
+    nouns: ['launchpad', 'launchpads'],
+    parameter: 'launchpad_id',
+    timestamps: 'epoch-millis',
+    model: 'studio-document',
+  },
   { collection: 'banners', nouns: ['banner', 'banners'], parameter: 'banner_id', timestamps: 'epoch-millis', model: 'studio-document' },
-  { collection: 'checklists', nouns: ['checklist', 'checklists'], parameter: 'checklist_id', timestamps: 'iso-millis', model: 'studio-document' },
-  { collection: 'flows-v2', nouns: ['flow (v2)', 'flows (v2)'], parameter: 'flow_v2_id', timestamps: 'epoch-millis', model: 'studio-document' },
+  {
+    collection: 'checklists',
+    nouns: ['checklist', 'checklists'],
+    parameter: 'checklist_id',
+    timestamps: 'iso-millis',
+    model: 'studio-document',
+  },
+  {
+    collection: 'flows-v2',
+    nouns: ['flow (v2)', 'flows (v2)'],
+    parameter: 'flow_v2_id',
+    timestamps: 'epoch-millis',
+    model: 'studio-document',
+  },
   { collection: 'embeds', nouns: ['embed', 'embeds'], parameter: 'embed_id', timestamps: 'epoch-millis', model: 'studio-document' },
   { collection: 'nps', nouns: ['NPS survey', 'NPS surveys'], parameter: 'nps_id', timestamps: 'epoch-millis', model: 'studio-document' },
 ] as const satisfies readonly ExperienceKindDefinition[];
@@ -74,13 +98,17 @@ export function operationStemsOf(kind: ExperienceKindDefinition): readonly [sing
 // ---------------------------------------------------------------------------------------------------
 
 const STUDIO_FIELDS =
-  'Every other field is the web studio\'s (`name`, `type`, `account_id`, `app_id`, `platform`, `state`, `frequency`, ' +
+  "Every other field is the web studio's (`name`, `type`, `account_id`, `app_id`, `platform`, `state`, `frequency`, " +
   '`created_by`, `updated_by`, `steps`, ...), answered exactly as it was stored.';
 
 const timestampOf = (form: ExperienceTimestampForm, description: string): TSchema =>
   form === 'epoch-millis'
     ? Type.Integer({ minimum: 0, description: `${description} (milliseconds since 1970)` })
-    : Type.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$', description: `${description} (ISO 8601 with milliseconds and \`Z\`)` });
+    : Type.String({
+        format: 'date-time',
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+        description: `${description} (ISO 8601 with milliseconds and \`Z\`)`,
+      });
 
 /** The record of a studio-document kind as the public API answers it: managed fields typed, the studio's open. */
 export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
@@ -88,7 +116,7 @@ export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
   return Type.Object(
     {
       id: Type.String({ minLength: 1, description: `${resource} identifier` }),
-      name: Type.String({ description: 'Name (the studio\'s)' }),
+      name: Type.String({ description: "Name (the studio's)" }),
       published: Type.Boolean({ description: 'Whether currently published' }),
       published_at: Type.Union([timestampOf(kind.timestamps, 'Last publish time'), Type.Null()], {
         description: 'Last publish time; null when never published (kept on unpublish)',

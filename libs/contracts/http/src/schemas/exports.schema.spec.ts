@@ -35,7 +35,9 @@ describe('EventExportRequestSchema', () => {
   });
 
   it('takes start and end as ISO 8601 or milliseconds, and one address or several', () => {
-    expect(validate({ ...request([]), start_time: 1714521600000, end_time: '2024-05-02T00:00:00-04:00', email: ['a@example.com'] })).toBe(true);
+    expect(validate({ ...request([]), start_time: 1714521600000, end_time: '2024-05-02T00:00:00-04:00', email: ['a@example.com'] })).toBe(
+      true,
+    );
     expect(validate({ ...request([]), email: 'a@example.com', time_zone: '-04:00', limit: 10, offset: 20 })).toBe(true);
     expect(validate({ ...request([]), time_zone: -240 })).toBe(true);
   });
@@ -50,12 +52,13 @@ describe('EventExportRequestSchema', () => {
 
   it(`takes conjunctions nested ${MAX_CONDITION_DEPTH} deep, as the server does, and refuses one more level`, () => {
     let condition: unknown[] = ['name', '==', 'a'];
-    for (let depth = 1; depth <= MAX_CONDITION_DEPTH; depth += 1) condition = [depth % 2 === 0 ? 'and' : 'or', condition, ['user_id', 'is null']];
+    for (let depth = 1; depth <= MAX_CONDITION_DEPTH; depth += 1)
+      condition = [depth % 2 === 0 ? 'and' : 'or', condition, ['user_id', 'is null']];
     expect(validate(request([condition]))).toBe(true);
     expect(validate(request([['and', condition]]))).toBe(false);
   });
 
-  it('states the server\'s limits on the number of conditions and compared values', () => {
+  it("states the server's limits on the number of conditions and compared values", () => {
     const leaves = Array.from({ length: MAX_CONDITIONS }, (_, index) => ['flow_id', '==', `f${index}`]);
     expect(validate(request(leaves))).toBe(true);
     expect(validate(request([...leaves, ['name', 'is null']]))).toBe(false);

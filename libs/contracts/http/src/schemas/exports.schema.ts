@@ -122,7 +122,10 @@ export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
     `${MAX_CONDITION_VALUES} compared values and ${MAX_CONDITIONS_TEXT_LENGTH} characters of field names and values. Field names ` +
     'and text values must not contain NUL (`\\u0000`) or a lone UTF-16 surrogate; a like-family pattern escapes `%`, `_` and `\\` ' +
     'with a backslash, so it cannot end with a lone one; `timestamp` compares instants in the years 1900 to 2299.',
-  examples: [['flow_id', '==', 'welcome'], ['or', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']]],
+  examples: [
+    ['flow_id', '==', 'welcome'],
+    ['or', ['name', 'like', 'svc:%'], ['nps_feedback', 'is not null']],
+  ],
 });
 
 const instant = (description: string) =>
@@ -149,11 +152,14 @@ export const EventExportRequestSchema = Type.Object(
     start_time: instant('Start of the range'),
     end_time: Type.Optional(instant('End of the range')),
     email: Type.Optional(
-      Type.Union([Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { minItems: 1, maxItems: EXPORT_MAX_EMAILS })], {
-        description:
-          `Address(es) that receive the link to the export when it is done (at most ${EXPORT_MAX_EMAILS}; a longer list is a 400 ` +
-          'naming `email`); the link is also in the job detail',
-      }),
+      Type.Union(
+        [Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { minItems: 1, maxItems: EXPORT_MAX_EMAILS })],
+        {
+          description:
+            `Address(es) that receive the link to the export when it is done (at most ${EXPORT_MAX_EMAILS}; a longer list is a 400 ` +
+            'naming `email`); the link is also in the job detail',
+        },
+      ),
     ),
     time_zone: Type.Optional(timeZoneSchema('Time zone of the exported timestamps; default 0 (UTC)')),
     limit: Type.Optional(

@@ -32,10 +32,7 @@ const profileUpdate = (id: string, description: string) =>
     },
   );
 
-export const UserProfileSchema = freeForm(
-  'UserProfile',
-  'The complete profile of an end user as key/value pairs.',
-);
+export const UserProfileSchema = freeForm('UserProfile', 'The complete profile of an end user as key/value pairs.');
 export type UserProfile = Static<typeof UserProfileSchema>;
 
 export const UserProfileUpdateSchema = profileUpdate(

@@ -27,7 +27,12 @@ describe('measureStorable', () => {
 
   it(`takes arrays and objects nested ${MAX_NESTING} levels deep and refuses deeper ones, however deep, without overflowing the stack`, () => {
     expect(typeof measureStorable({ ok: nested(MAX_NESTING) }, '')).toBe('number');
-    expect(measureStorable({ deep: nested(MAX_NESTING + 1) }, '')).toEqual({ field: 'deep', reason: `is nested more than ${MAX_NESTING} levels deep` });
-    expect(measureStorable({ deep: JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown }, '')).toMatchObject({ field: 'deep' });
+    expect(measureStorable({ deep: nested(MAX_NESTING + 1) }, '')).toEqual({
+      field: 'deep',
+      reason: `is nested more than ${MAX_NESTING} levels deep`,
+    });
+    expect(measureStorable({ deep: JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown }, '')).toMatchObject({
+      field: 'deep',
+    });
   });
 });

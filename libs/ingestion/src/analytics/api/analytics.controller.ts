@@ -1,4 +1,17 @@
-import { type CallHandler, Controller, type ExecutionContext, Get, HttpCode, HttpStatus, Injectable, type NestInterceptor, Param, Post, Res, UseInterceptors } from '@nestjs/common';
+import {
+  type CallHandler,
+  Controller,
+  type ExecutionContext,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Injectable,
+  type NestInterceptor,
+  Param,
+  Post,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANALYTICS_HEADERS, type AnalyticsExportStatus, asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
@@ -55,13 +68,19 @@ export class AnalyticsController {
 
   @Post('exports')
   @HttpCode(HttpStatus.ACCEPTED)
-  async export(@Param('account_id') accountId: string, @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest): Promise<AsyncAcknowledgement> {
+  async export(
+    @Param('account_id') accountId: string,
+    @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest,
+  ): Promise<AsyncAcknowledgement> {
     const job = await this.exports.request(accountId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 
   @Get('exports/:job_id')
-  async exportStatus(@Param('account_id') accountId: string, @Param('job_id', IdentifierParam) jobId: string): Promise<AnalyticsExportStatus> {
+  async exportStatus(
+    @Param('account_id') accountId: string,
+    @Param('job_id', IdentifierParam) jobId: string,
+  ): Promise<AnalyticsExportStatus> {
     return this.exports.status(accountId, jobId);
   }
 }

@@ -57,7 +57,13 @@ export class AnalyticsExports {
     });
     const finishedAt = new Date();
     if ('reason' in outcome) return (tx) => reportExportFailed(tx, job, outcome.reason, finishedAt);
-    return (tx) => reportExportCompleted(tx, job, { artifact: outcome, requestedAt: new Date(request.requestedAt), finishedAt, attributes: { truncated } });
+    return (tx) =>
+      reportExportCompleted(tx, job, {
+        artifact: outcome,
+        requestedAt: new Date(request.requestedAt),
+        finishedAt,
+        attributes: { truncated },
+      });
   }
 
   /** The export's state; 404 for a job that is not an analytics export of the account. */
@@ -66,9 +72,17 @@ export class AnalyticsExports {
     if (job.name !== JobName.ExportAnalytics) throw notFound('Analytics export', jobId);
     const status: AnalyticsExportStatus = { job_id: job.id, status: job.status, started_at: job.startedAt.toISOString() };
     // The final event (`Completed` or `Failed`, recorded by `write`) carries the outcome.
-    const outcome = (events.at(-1)?.attributes ?? {}) as Partial<Record<'signed_s3_url' | 'expires_at' | 'reason', string> & { rows: number; truncated: boolean }>;
+    const outcome = (events.at(-1)?.attributes ?? {}) as Partial<
+      Record<'signed_s3_url' | 'expires_at' | 'reason', string> & { rows: number; truncated: boolean }
+    >;
     if (job.status === 'COMPLETED') {
-      return { ...status, download_url: outcome.signed_s3_url, expires_at: outcome.expires_at, rows: outcome.rows, truncated: outcome.truncated === true };
+      return {
+        ...status,
+        download_url: outcome.signed_s3_url,
+        expires_at: outcome.expires_at,
+        rows: outcome.rows,
+        truncated: outcome.truncated === true,
+      };
     }
     if (job.status === 'FAILED') return { ...status, reason: outcome.reason ?? 'The export failed' };
     return status;
@@ -97,5 +111,6 @@ export class AnalyticsExports {
 /** How to report an export given up on for good (its request dead-lettered): `Failed` with the reason. */
 export function analyticsExportGivenUp(request: AnalyticsExportPayload, reason: string): AnalyticsExportReport {
   const failedAt = new Date();
-  return (tx) => reportExportFailed(tx, { jobId: request.jobId, accountId: request.accountId }, `The export could not be written: ${reason}`, failedAt);
+  return (tx) =>
+    reportExportFailed(tx, { jobId: request.jobId, accountId: request.accountId }, `The export could not be written: ${reason}`, failedAt);
 }

@@ -26,7 +26,8 @@ class HeldStore extends AnalyticsStore {
   }
 }
 
-const spec = (body: object = {}) => analyticsSpecOf({ start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z', metrics: ['events'], ...body });
+const spec = (body: object = {}) =>
+  analyticsSpecOf({ start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z', metrics: ['events'], ...body });
 const config = loadConfig({ GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES: '2', GUIDEPOST_ANALYTICS_MAX_ROWS: '5' });
 const queriesOver = (store: AnalyticsStore, metrics = new MetricsRegistry()) => new AnalyticsQueries(store, config, metrics);
 

@@ -15,7 +15,12 @@ function detailOf(body: unknown): string {
 
 describe('analyticsSpecOf', () => {
   it('resolves an aggregate spec: metrics, dimensions by kind, the window as instants', () => {
-    const spec = analyticsSpecOf({ ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name', 'day', 'attributes.plan'], conditions: [['name', '==', 'x']] });
+    const spec = analyticsSpecOf({
+      ...WINDOW,
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'name', 'day', 'attributes.plan'],
+      conditions: [['name', '==', 'x']],
+    });
     expect(spec).toEqual({
       shape: 'aggregate',
       metrics: ['events', 'users'],
@@ -34,7 +39,11 @@ describe('analyticsSpecOf', () => {
 
   it('resolves a raw spec with columns', () => {
     const spec = analyticsSpecOf({ ...WINDOW, columns: ['timestamp', 'attributes', 'attributes.a.b'], limit: 5 });
-    expect(spec).toMatchObject({ shape: 'raw', limit: 5, columns: [{ name: 'timestamp' }, { name: 'attributes' }, { name: 'attributes.a.b', source: { kind: 'attribute', key: 'a.b' } }] });
+    expect(spec).toMatchObject({
+      shape: 'raw',
+      limit: 5,
+      columns: [{ name: 'timestamp' }, { name: 'attributes' }, { name: 'attributes.a.b', source: { kind: 'attribute', key: 'a.b' } }],
+    });
   });
 
   it.each([

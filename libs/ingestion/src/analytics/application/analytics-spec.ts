@@ -50,16 +50,16 @@ const names = Type.Array(Type.String());
  * `analyticsSpecOf`, whose 400 names the item at fault (`metrics[1]: unknown metric "clicks"...`).
  */
 const AnalyticsRequestSchema = Type.Object(
-    {
-      ...AnalyticsQuerySchema.properties,
-      metrics: Type.Optional(names),
-      dimensions: Type.Optional(names),
-      columns: Type.Optional(names),
-      conditions: Type.Optional(Type.Array(Type.Unknown())),
-      start_time: Type.String(),
-      end_time: Type.String(),
-    },
-    { additionalProperties: false },
+  {
+    ...AnalyticsQuerySchema.properties,
+    metrics: Type.Optional(names),
+    dimensions: Type.Optional(names),
+    columns: Type.Optional(names),
+    conditions: Type.Optional(Type.Array(Type.Unknown())),
+    start_time: Type.String(),
+    end_time: Type.String(),
+  },
+  { additionalProperties: false },
 );
 /** A query body as sent, its shape checked: what an export job carries and runs later. */
 export type AnalyticsRequest = Static<typeof AnalyticsRequestSchema>;
@@ -106,7 +106,8 @@ function specOf(request: AnalyticsRequest): AnalyticsSpec {
     if (request.dimensions !== undefined) throw invalid('dimensions', 'dimensions group metrics; raw rows (columns) take none');
     return { ...selection, shape: 'raw', columns: fieldsOf(request.columns, 'columns', COLUMN_NAMES) };
   }
-  if (request.metrics === undefined) throw invalid('metrics', 'is required unless columns is given: give metrics (with dimensions) or columns');
+  if (request.metrics === undefined)
+    throw invalid('metrics', 'is required unless columns is given: give metrics (with dimensions) or columns');
   return {
     ...selection,
     shape: 'aggregate',
@@ -118,7 +119,8 @@ function specOf(request: AnalyticsRequest): AnalyticsSpec {
 function metricsOf(metrics: readonly string[]): AnalyticsMetric[] {
   if (metrics.length === 0) throw invalid('metrics', `must name at least one metric: ${listOf(METRICS)}`);
   metrics.forEach((metric, index) => {
-    if (!(METRICS as string[]).includes(metric)) throw invalid(`metrics[${index}]`, `unknown metric ${JSON.stringify(metric)}; use one of ${listOf(METRICS)}`);
+    if (!(METRICS as string[]).includes(metric))
+      throw invalid(`metrics[${index}]`, `unknown metric ${JSON.stringify(metric)}; use one of ${listOf(METRICS)}`);
     if (metrics.indexOf(metric) !== index) throw invalid(`metrics[${index}]`, `${JSON.stringify(metric)} is already asked for`);
   });
   return metrics as AnalyticsMetric[];
@@ -141,7 +143,10 @@ function sourceOf(name: string, path: string, list: string, known: readonly stri
     return { kind: 'attribute', key: name.slice(ANALYTICS_ATTRIBUTE_PREFIX.length) };
   }
   if (!known.includes(name)) {
-    throw invalid(path, `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`);
+    throw invalid(
+      path,
+      `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`,
+    );
   }
   if (name === ANALYTICS_FLOW_ATTRIBUTE) return { kind: 'attribute', key: ANALYTICS_FLOW_ATTRIBUTE };
   if ((BUCKETS as string[]).includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };

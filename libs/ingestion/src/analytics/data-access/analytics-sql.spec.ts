@@ -10,7 +10,10 @@ describe('analyticsStatement', () => {
       ...WINDOW,
       metrics: ['events', 'users'],
       dimensions: [`attributes.${HOSTILE}`, 'name'],
-      conditions: [[HOSTILE, '==', HOSTILE], ['name', 'in', [HOSTILE]]],
+      conditions: [
+        [HOSTILE, '==', HOSTILE],
+        ['name', 'in', [HOSTILE]],
+      ],
     });
     const statement = analyticsStatement('acct', spec, 11);
     expect(statement.sql).not.toContain('DROP');
@@ -20,26 +23,40 @@ describe('analyticsStatement', () => {
   });
 
   it('compiles the conditions with the export compiler (its p-placeholders) within the half-open window', () => {
-    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['flow_id', 'is not null']] }), 1);
+    const statement = analyticsStatement(
+      'acct',
+      analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['flow_id', 'is not null']] }),
+      1,
+    );
     expect(statement.sql).toContain("timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}");
     expect(statement.sql).toContain("identity((NOT ((attribute_values[{p0:String}] AS condition_value_0) IN ('', 'null'))))");
     expect(statement.params).toMatchObject({ p0: 'flow_id', start_time: '2025-10-01 00:00:00.000', end_time: '2025-10-02 00:00:00.000' });
   });
 
   it('orders aggregate rows by time bucket, then the first metric, largest first, then the other dimensions', () => {
-    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['users', 'events'], dimensions: ['name', 'day'] }), 1);
+    const statement = analyticsStatement(
+      'acct',
+      analyticsSpecOf({ ...WINDOW, metrics: ['users', 'events'], dimensions: ['name', 'day'] }),
+      1,
+    );
     expect(statement.sql).toContain('GROUP BY d0, d1 ORDER BY d1 ASC, m0 DESC, d0 ASC');
   });
 
   it('groups flows by the flow_id column the insert fills, and counts users on their stored keys', () => {
-    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['flow_id', 'attributes.flow_id'] }), 1);
+    const statement = analyticsStatement(
+      'acct',
+      analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['flow_id', 'attributes.flow_id'] }),
+      1,
+    );
     expect(statement.sql).toContain("if(unparsed_flow_ids AND flow_id = '\\xFF', if(JSONType(attributes, 'flow_id')");
     expect(statement.sql).toMatch(/, flow_id\) AS d0, .*, flow_id\) AS d1, uniqExactIf\(user_key, user_key != 0\) AS m0/);
   });
 
   it('reads the JSON of flow ids the insert could not read only where the account window holds such events', () => {
     const flows = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], dimensions: ['flow_id'] }), 1);
-    expect(flows.sql).toMatch(/^WITH \(SELECT count\(\) > 0 FROM events WHERE account_id = \{account_id:String\} AND timestamp >= .* AND flow_id = '\\xFF'\) AS unparsed_flow_ids SELECT /);
+    expect(flows.sql).toMatch(
+      /^WITH \(SELECT count\(\) > 0 FROM events WHERE account_id = \{account_id:String\} AND timestamp >= .* AND flow_id = '\\xFF'\) AS unparsed_flow_ids SELECT /,
+    );
     for (const body of [{ metrics: ['events'], dimensions: ['name', 'attributes.plan'] }, { columns: ['flow_id'] }]) {
       expect(analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, ...body }), 1).sql).not.toContain('unparsed_flow_ids');
     }

@@ -55,13 +55,13 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
   };
   const placeholders = new Placeholders(params);
   const where = `${ACCOUNT_WINDOW} AND (${conditions.sql})`;
-  const sql = spec.shape === 'raw' ? rawRows(spec.columns, where, placeholders) : aggregateRows(spec.metrics, spec.dimensions, where, placeholders);
+  const sql =
+    spec.shape === 'raw' ? rawRows(spec.columns, where, placeholders) : aggregateRows(spec.metrics, spec.dimensions, where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
 }
 
 /** The account's events in the query's window: what every statement reads, before the conditions. */
-const ACCOUNT_WINDOW =
-  `account_id = {account_id:String} AND timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}`;
+const ACCOUNT_WINDOW = `account_id = {account_id:String} AND timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}`;
 
 /**
  * Whether any event of the account's window has a `flow_id` the insert could not read (see
@@ -84,7 +84,12 @@ function rawRows(columns: readonly OutputField[], where: string, placeholders: P
  * metric, largest first, then the other dimensions, so that the order is total and a clamped result
  * keeps the top rows.
  */
-function aggregateRows(metrics: readonly AnalyticsMetric[], dimensions: readonly OutputField[], where: string, placeholders: Placeholders): string {
+function aggregateRows(
+  metrics: readonly AnalyticsMetric[],
+  dimensions: readonly OutputField[],
+  where: string,
+  placeholders: Placeholders,
+): string {
   const dimensionValues = dimensions.map((dimension, index) => `${dimensionSql(dimension.source, placeholders)} AS d${index}`);
   const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));

@@ -73,14 +73,21 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
 
   async function rows(accountId: string, body: object, maxRows = 100, budget = AMPLE, abandoned?: AbortSignal): Promise<unknown[]> {
     const found: unknown[] = [];
-    for await (const row of analytics.rows({ accountId, spec: analyticsSpecOf({ ...WINDOW, ...body }), maxRows, budget, abandoned })) found.push(JSON.parse(row));
+    for await (const row of analytics.rows({ accountId, spec: analyticsSpecOf({ ...WINDOW, ...body }), maxRows, budget, abandoned }))
+      found.push(JSON.parse(row));
     return found;
   }
 
   it('renders every row as JSON, whatever the attribute keys and values hold', async () => {
     const found = await rows('small', { columns: ['user_id', 'group_id', 'attributes.it\'s "quoted"', 'attributes.n', 'attributes'] });
     expect(found).toEqual([
-      { user_id: 'u1', group_id: null, 'attributes.it\'s "quoted"': 'ü\n', 'attributes.n': 1.5, attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 } },
+      {
+        user_id: 'u1',
+        group_id: null,
+        'attributes.it\'s "quoted"': 'ü\n',
+        'attributes.n': 1.5,
+        attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 },
+      },
       { user_id: null, group_id: 'g1', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: { n: null } },
       { user_id: 'u3', group_id: null, 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: {} },
     ]);
@@ -177,7 +184,10 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
   });
 
   it('stops a query over its memory budget with a 400 saying what to narrow, which no retry mends', async () => {
-    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, { maxExecutionSeconds: 30, maxMemoryBytes: 1024 * 1024 });
+    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, {
+      maxExecutionSeconds: 30,
+      maxMemoryBytes: 1024 * 1024,
+    });
     await expect(query).rejects.toBeInstanceOf(QueryOverMemoryBudget);
     const refusal = (await query.catch((error: unknown) => error)) as QueryOverMemoryBudget;
     expect(refusal.code).toBe('invalid_request');
@@ -189,7 +199,10 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
 
   it('stops a query over its time budget with a 503 whose Retry-After is the budget, which an export tries again a few times', async () => {
     // A millisecond: any query over the many users' events runs past it, on a busy machine or not.
-    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, { maxExecutionSeconds: 0.001, maxMemoryBytes: 1024 ** 3 });
+    const query = rows('large', { metrics: ['events'], dimensions: ['user_id'] }, 10, {
+      maxExecutionSeconds: 0.001,
+      maxMemoryBytes: 1024 ** 3,
+    });
     await expect(query).rejects.toBeInstanceOf(QueryOverTimeBudget);
     const refusal = (await query.catch((error: unknown) => error)) as QueryOverTimeBudget;
     expect(refusal).toMatchObject({ code: 'unavailable', retryAfterSeconds: 0.001 });

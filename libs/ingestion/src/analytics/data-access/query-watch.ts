@@ -74,7 +74,9 @@ export class QueryWatch {
         abort_signal: AbortSignal.timeout(STOP_TIMEOUT_MS),
       });
     } catch (error) {
-      QueryWatch.logger.warn(`the event store did not confirm that it stopped analytics query ${this.queryId} (${this.reason}): ${reasonOf(error)}`);
+      QueryWatch.logger.warn(
+        `the event store did not confirm that it stopped analytics query ${this.queryId} (${this.reason}): ${reasonOf(error)}`,
+      );
     }
   }
 }

@@ -13,7 +13,12 @@ function event(eventId: string, timestamp = '2024-05-01T09:30:00.000Z'): Recorde
   return { eventId, userId: 'u1', name: 'viewed', timestamp, attributes: {}, receivedAt: ACCEPTED_AT };
 }
 
-function message(id: string, accountId: string, events: RecordedEvent[], occurredAt = ACCEPTED_AT): BusMessage<PayloadOf<typeof EventsAccepted>> {
+function message(
+  id: string,
+  accountId: string,
+  events: RecordedEvent[],
+  occurredAt = ACCEPTED_AT,
+): BusMessage<PayloadOf<typeof EventsAccepted>> {
   return { id, topic: EventsAccepted.name, key: id, occurredAt, payload: { accountId, events } };
 }
 
@@ -63,7 +68,9 @@ describe('EventSinkConsumer', () => {
     await Promise.all([first, second]);
     expect(inserts).toEqual([['a1/e1', 'a1/e2', 'a2/e3', 'a1/e4']]);
     expect(await metric(metrics, 'guidepost_event_store_events_written_total')).toContain('guidepost_event_store_events_written_total 4');
-    expect(await metric(metrics, 'guidepost_event_store_insert_duration_seconds')).toContain('guidepost_event_store_insert_duration_seconds_count 1');
+    expect(await metric(metrics, 'guidepost_event_store_insert_duration_seconds')).toContain(
+      'guidepost_event_store_insert_duration_seconds_count 1',
+    );
     expect(await metric(metrics, 'guidepost_event_store_insert_rows')).toContain('guidepost_event_store_insert_rows_sum 4');
   });
 
@@ -117,7 +124,10 @@ describe('EventSinkConsumer', () => {
     const batches = [sink.write([message('m1', 'a1', [event('e1')])]), sink.write([message('m2', 'a2', [event('e2')])])];
     const settled = Promise.allSettled(batches);
     await jest.advanceTimersByTimeAsync(1_000);
-    expect((await settled).map((outcome) => outcome.status === 'rejected' && (outcome.reason as Error).message)).toEqual(['store down', 'store down']);
+    expect((await settled).map((outcome) => outcome.status === 'rejected' && (outcome.reason as Error).message)).toEqual([
+      'store down',
+      'store down',
+    ]);
     expect(await metric(metrics, 'guidepost_event_store_insert_failures_total')).toContain('guidepost_event_store_insert_failures_total 1');
   });
 

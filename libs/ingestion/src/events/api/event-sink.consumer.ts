@@ -40,7 +40,10 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
     metrics: MetricsRegistry,
     config: AppConfig,
   ) {
-    this.gatherer = new InsertGatherer((events) => this.insert(events), { maxItems: config.eventSinkMaxRows, maxWaitMs: config.eventSinkMaxWaitMs });
+    this.gatherer = new InsertGatherer((events) => this.insert(events), {
+      maxItems: config.eventSinkMaxRows,
+      maxWaitMs: config.eventSinkMaxWaitMs,
+    });
     this.written = metrics.counter({ name: 'guidepost_event_store_events_written_total', help: 'Events written to the event store' });
     this.rejected = metrics.counter({
       name: 'guidepost_event_store_events_rejected_total',

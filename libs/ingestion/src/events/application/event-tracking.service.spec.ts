@@ -12,7 +12,9 @@ function setUp(rules: IngestionFilteringRules = NO_FILTERING) {
   const tracking = new EventTracking(
     { rulesFor: () => Promise.resolve(rules) } as unknown as FilteringRules,
     { record: (...args: unknown[]) => void dropped.push(args) } as unknown as FilteredItems,
-    { accept: (accountId: string, event: RecordedEvent) => Promise.resolve(void accepted.push({ accountId, event })) } as unknown as EventIntake,
+    {
+      accept: (accountId: string, event: RecordedEvent) => Promise.resolve(void accepted.push({ accountId, event })),
+    } as unknown as EventIntake,
   );
   return { tracking, accepted, dropped };
 }

@@ -69,13 +69,10 @@ describe('GroupCommit', () => {
 
   it('forms batches under concurrent submitters: few commits for many items', async () => {
     const commitSizes: number[] = [];
-    const group = new GroupCommit(
-      async (items: number[]) => {
-        commitSizes.push(items.length);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      },
-      LARGE,
-    );
+    const group = new GroupCommit(async (items: number[]) => {
+      commitSizes.push(items.length);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }, LARGE);
     // 50 submitters, each submitting 20 items one after another as its previous item commits.
     const submitter = async (id: number) => {
       for (let index = 0; index < 20; index += 1) await group.submit(id * 100 + index, 1);

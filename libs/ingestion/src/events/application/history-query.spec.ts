@@ -73,6 +73,8 @@ describe('historyQueryOf', () => {
     ['nothing', ''],
     ['surrounding spaces', '-04:00 '],
   ])('refuses %s (%j) naming time_zone and its grammar', (_case, timeZone) => {
-    expect(failure({ time_zone: timeZone })).toBe(`time_zone: must be ${TIME_ZONE_FORMS}, got ${JSON.stringify(timeZone.startsWith(' ') ? `+${timeZone.slice(1)}` : timeZone)}`);
+    expect(failure({ time_zone: timeZone })).toBe(
+      `time_zone: must be ${TIME_ZONE_FORMS}, got ${JSON.stringify(timeZone.startsWith(' ') ? `+${timeZone.slice(1)}` : timeZone)}`,
+    );
   });
 });

@@ -3,7 +3,13 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Event } from '@guidepost/contracts-http';
 import { PermanentFailure, TransientFailure } from '@guidepost/platform-failures';
 import { csvRecord } from '@guidepost/platform-http';
-import { type AccountEvent, EventStore, ExportOverMemoryBudget, type ExportQuery, type HistoryQuery } from '../application/event-store.port';
+import {
+  type AccountEvent,
+  EventStore,
+  ExportOverMemoryBudget,
+  type ExportQuery,
+  type HistoryQuery,
+} from '../application/event-store.port';
 import { compileExportConditions } from '../domain/export-conditions';
 import { dateTime64Param } from '../domain/instant';
 import { wellFormed, wellFormedJson } from '../domain/well-formed-text';
@@ -111,7 +117,9 @@ export class ClickHouseEventStore extends EventStore {
   async history(query: HistoryQuery): Promise<Event[]> {
     const signal = AbortSignal.timeout(this.historyWaitLimitMs);
     const rows = this.historyRows(query, signal).catch((error: unknown) => {
-      throw signal.aborted ? new TransientFailure(`the event store did not answer within ${this.historyWaitLimitMs} ms`, { cause: error }) : error;
+      throw signal.aborted
+        ? new TransientFailure(`the event store did not answer within ${this.historyWaitLimitMs} ms`, { cause: error })
+        : error;
     });
     return (await rows).map(eventOf);
   }
@@ -165,7 +173,11 @@ export class ClickHouseEventStore extends EventStore {
    * rows as well. Each page then reads a key range instead of sorting every event again to skip an
    * OFFSET. Only those few keys are gathered, so the query's memory does not grow with the selection.
    */
-  private async plan(selection: Selection, query: ExportQuery, segmentRows: number): Promise<{ boundaries: RowKey[]; attributeKeys: string[] }> {
+  private async plan(
+    selection: Selection,
+    query: ExportQuery,
+    segmentRows: number,
+  ): Promise<{ boundaries: RowKey[]; attributeKeys: string[] }> {
     const csv = query.format === 'csv';
     const result = await this.client.query({
       query: `SELECT arraySort(groupArrayIf((n, toString(timestamp), event_id, user_id), (n - {offset:UInt64} - 1) % {segment_rows:UInt64} = 0)) AS starts,

@@ -109,7 +109,10 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
   it('applies each migration once', async () => {
     await migrateClickHouse(client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
-    const result = await client.query({ query: "SELECT version, name FROM schema_migrations FINAL WHERE service = 'ingestion' ORDER BY version", format: 'JSONEachRow' });
+    const result = await client.query({
+      query: "SELECT version, name FROM schema_migrations FINAL WHERE service = 'ingestion' ORDER BY version",
+      format: 'JSONEachRow',
+    });
     expect(await result.json()).toEqual(EVENT_STORE_MIGRATIONS.map(({ version, name }) => ({ version, name })));
   });
 
@@ -161,7 +164,12 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
     it('still tells events apart by user, timestamp and id, and gets the analytics columns computed', async () => {
       const base = event({ attributes: { flow_id: 'onboarding' } });
-      await insert([base, { ...base, userId: 'u2' }, { ...base, timestamp: '2024-05-01T09:30:00.001Z' }, { ...base, eventId: `${base.eventId}-b` }]);
+      await insert([
+        base,
+        { ...base, userId: 'u2' },
+        { ...base, timestamp: '2024-05-01T09:30:00.001Z' },
+        { ...base, eventId: `${base.eventId}-b` },
+      ]);
       const rows = await storedRows();
       expect(rows).toHaveLength(4);
       expect(rows.map((row) => row.flow_id)).toEqual(['onboarding', 'onboarding', 'onboarding', 'onboarding']);
@@ -169,38 +177,47 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     });
   });
 
-  it('merges a month that stopped receiving events into one part, so that exact reads stop merging it again (migration 3)', async () => {
-    const created = await client.query({ query: 'SHOW CREATE TABLE events', format: 'TabSeparatedRaw' });
-    expect(await created.text()).toMatch(/min_age_to_force_merge_seconds = 600, min_age_to_force_merge_on_partition_only = 1/);
-    // A large part and two small ones, which background merges alone leave apart (as they leave an import's parts).
-    await client.command({
-      query: `INSERT INTO events (account_id, event_id, user_id, name, timestamp, attributes, context_url, received_at)
+  it(
+    'merges a month that stopped receiving events into one part, so that exact reads stop merging it again (migration 3)',
+    async () => {
+      const created = await client.query({ query: 'SHOW CREATE TABLE events', format: 'TabSeparatedRaw' });
+      expect(await created.text()).toMatch(/min_age_to_force_merge_seconds = 600, min_age_to_force_merge_on_partition_only = 1/);
+      // A large part and two small ones, which background merges alone leave apart (as they leave an import's parts).
+      await client.command({
+        query: `INSERT INTO events (account_id, event_id, user_id, name, timestamp, attributes, context_url, received_at)
               SELECT {account:String}, concat('bulk-', toString(number)), concat('u', toString(number % 1000)), 'viewed',
                      toDateTime64('2019-03-01 00:00:00', 3, 'UTC') + toIntervalSecond(number), '{}', NULL, now64(3)
               FROM numbers(300000)`,
-      query_params: { account: accountId },
-    });
-    const month = { timestamp: '2019-03-20T12:00:00.000Z' };
-    await insert([event(month)]);
-    await insert([event({ ...month, userId: 'u2' })]);
-    expect(await activePartsOf('201903')).toBeGreaterThan(1);
-    // An operator's shorter delay, so that the test need not wait ten quiet minutes.
-    await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 1' });
-    try {
-      const deadline = Date.now() + 30_000;
-      while ((await activePartsOf('201903')) > 1 && Date.now() < deadline) await sleep(200);
-      expect(await activePartsOf('201903')).toBe(1);
-    } finally {
-      await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 600' });
-    }
-    const stored = await client.query({ query: 'SELECT count() AS events FROM events FINAL WHERE account_id = {account:String}', query_params: { account: accountId }, format: 'JSONEachRow' });
-    const [{ events }] = await stored.json<{ events: string }>();
-    expect(Number(events)).toBe(300_002);
-  }, MERGE_TEST_TIMEOUT_MS);
+        query_params: { account: accountId },
+      });
+      const month = { timestamp: '2019-03-20T12:00:00.000Z' };
+      await insert([event(month)]);
+      await insert([event({ ...month, userId: 'u2' })]);
+      expect(await activePartsOf('201903')).toBeGreaterThan(1);
+      // An operator's shorter delay, so that the test need not wait ten quiet minutes.
+      await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 1' });
+      try {
+        const deadline = Date.now() + 30_000;
+        while ((await activePartsOf('201903')) > 1 && Date.now() < deadline) await sleep(200);
+        expect(await activePartsOf('201903')).toBe(1);
+      } finally {
+        await client.command({ query: 'ALTER TABLE events MODIFY SETTING min_age_to_force_merge_seconds = 600' });
+      }
+      const stored = await client.query({
+        query: 'SELECT count() AS events FROM events FINAL WHERE account_id = {account:String}',
+        query_params: { account: accountId },
+        format: 'JSONEachRow',
+      });
+      const [{ events }] = await stored.json<{ events: string }>();
+      expect(Number(events)).toBe(300_002);
+    },
+    MERGE_TEST_TIMEOUT_MS,
+  );
 
   async function activePartsOf(partition: string): Promise<number> {
     const result = await client.query({
-      query: "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND partition = {partition:String} AND active",
+      query:
+        "SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND partition = {partition:String} AND active",
       query_params: { partition },
       format: 'JSONEachRow',
     });
@@ -241,7 +258,12 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     const lines = await jsonLines({ endTime: new Date('2024-05-04T00:00:00Z'), timeZoneMinutes: 60 });
     expect(lines).toEqual([
       { name: 'group', timestamp: '2024-05-02T01:00:00.000+01:00', user_id: null, attributes: {} },
-      { name: 'late', timestamp: '2024-05-03T01:00:00.000+01:00', user_id: 'u1', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } },
+      {
+        name: 'late',
+        timestamp: '2024-05-03T01:00:00.000+01:00',
+        user_id: 'u1',
+        attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' },
+      },
       { name: 'other user, earliest', timestamp: '2024-05-01T01:00:00.000+01:00', user_id: 'u2', attributes: {} },
     ]);
   });
@@ -304,7 +326,9 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     const attributes = Object.fromEntries(Array.from({ length: MAX_CSV_ATTRIBUTE_COLUMNS + 1 }, (_, index) => [`k${index}`, index]));
     await insert([event({ attributes })]);
     const failure = await exported({ format: 'csv' }).catch((error: unknown) => error);
-    expect((failure as Error).message).toBe('the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json');
+    expect((failure as Error).message).toBe(
+      'the exported events have 1001 attribute keys, more than the 1000 columns a CSV export holds; export as json',
+    );
     expect(classifyFailure(failure)).toBe('permanent');
   });
 
@@ -316,7 +340,8 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   /** One event of 999 attributes of 1 KB: a megabyte of attributes, and a CSV column per attribute. */
-  const wideAttributes = () => Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, `${index}`.padEnd(1024, 'x')]));
+  const wideAttributes = () =>
+    Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${String(index).padStart(3, '0')}`, `${index}`.padEnd(1024, 'x')]));
 
   it('exports in CSV an event of 999 attributes of 1 KB within the memory of an export query: its attributes are parsed once, not once per column', async () => {
     const attributes = wideAttributes();
@@ -330,9 +355,13 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
     // Ten megabytes of events in one page, against a budget of 4 MiB.
     await insert(Array.from({ length: 10 }, () => event({ attributes: wideAttributes() })));
     const budgeted = new ClickHouseEventStore(client, { historyWaitLimitMs: 5_000, exportQueryMaxMemoryBytes: 4 * 1024 * 1024 });
-    const failure = await budgeted.export(exportQuery(), new Writable({ write: (_chunk, _encoding, done) => done() })).catch((error: unknown) => error);
+    const failure = await budgeted
+      .export(exportQuery(), new Writable({ write: (_chunk, _encoding, done) => done() }))
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ExportOverMemoryBudget);
-    expect((failure as Error).message).toMatch(/^the exported events need more than the 4 MiB of memory an export may use in the event store: export fewer events at a time/);
+    expect((failure as Error).message).toMatch(
+      /^the exported events need more than the 4 MiB of memory an export may use in the event store: export fewer events at a time/,
+    );
     expect(classifyFailure(failure)).toBe('permanent');
   });
 
@@ -377,17 +406,25 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
         'text one',
       ]);
       expect(await selected([['timestamp', '==', '2024-05-01T20:00:00-04:00']])).toEqual(['number one']);
-      expect(await selected([['name', 'in', ['null flow']], ['flow_id', 'is null']])).toEqual(['null flow']);
+      expect(
+        await selected([
+          ['name', 'in', ['null flow']],
+          ['flow_id', 'is null'],
+        ]),
+      ).toEqual(['null flow']);
     });
   });
 
   it('stores what JSON allows but UTF-8 and simdjson do not: lone surrogates, integers beyond 64 bits', async () => {
-    await insert([
-      event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } }),
-    ]);
+    await insert([event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } })]);
     // Stored as U+FFFD, which is what a query finds (conditions holding a lone surrogate are refused at intake).
     expect(await jsonLines({ conditions: [['text', '==', 'x\ufffd']] })).toEqual([
-      { name: 'bad \ufffd name', timestamp: '2024-05-01T09:30:00.000Z', user_id: 'u1', attributes: { big: 123456789012345680000, text: 'x\ufffd' } },
+      {
+        name: 'bad \ufffd name',
+        timestamp: '2024-05-01T09:30:00.000Z',
+        user_id: 'u1',
+        attributes: { big: 123456789012345680000, text: 'x\ufffd' },
+      },
     ]);
     expect((await exported({ format: 'csv' })).text).toBe(
       'name,timestamp,user_id,attributes.big,attributes.text\r\nbad \ufffd name,2024-05-01T09:30:00.000Z,u1,123456789012345670000,x\ufffd\r\n',

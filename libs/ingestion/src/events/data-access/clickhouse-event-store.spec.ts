@@ -18,7 +18,9 @@ describe('ClickHouseEventStore with a store that says nothing (frozen, or cut of
     try {
       const store = new ClickHouseEventStore(client, { historyWaitLimitMs: 300 });
       const started = Date.now();
-      const failure: unknown = await store.history({ accountId: 'acme', userId: 'u1', limit: 5, timeZoneMinutes: 0 }).catch((error: unknown) => error);
+      const failure: unknown = await store
+        .history({ accountId: 'acme', userId: 'u1', limit: 5, timeZoneMinutes: 0 })
+        .catch((error: unknown) => error);
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(failure).toBeInstanceOf(Error);
       expect({ message: (failure as Error).message, class: classifyFailure(failure) }).toEqual({

@@ -53,8 +53,7 @@ const ATTRIBUTE_CELLS =
  * written by `CSV_CELL`. The record ends with `\r`: written as `TabSeparatedRaw`, whose `\n` completes
  * the CRLF.
  */
-export const CSV_RECORD =
-  `concat(arrayStringConcat(arrayMap(cell -> ${CSV_CELL}, arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
+export const CSV_RECORD = `concat(arrayStringConcat(arrayMap(cell -> ${CSV_CELL}, arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
 
 /**
  * Settings of every query that reads events. simdjson refuses a whole document that holds an integer

@@ -26,7 +26,14 @@ class HandAnsweredBus {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function event(eventId: string): RecordedEvent {
-  return { eventId, userId: 'u1', name: 'page_view', timestamp: '2025-01-01T00:00:00.000Z', attributes: {}, receivedAt: '2025-01-01T00:00:01.000Z' };
+  return {
+    eventId,
+    userId: 'u1',
+    name: 'page_view',
+    timestamp: '2025-01-01T00:00:00.000Z',
+    attributes: {},
+    receivedAt: '2025-01-01T00:00:01.000Z',
+  };
 }
 
 function setUp(deadlineMs = 60_000) {
@@ -46,7 +53,10 @@ describe('KafkaAcceptedEvents.append', () => {
 
     expect(bus.published).toHaveLength(1);
     const [first, second] = bus.published[0];
-    expect(first).toMatchObject({ topic: EventsAccepted.name, payload: { accountId: 'a1', events: [{ eventId: 'e1' }, { eventId: 'e2' }] } });
+    expect(first).toMatchObject({
+      topic: EventsAccepted.name,
+      payload: { accountId: 'a1', events: [{ eventId: 'e1' }, { eventId: 'e2' }] },
+    });
     expect(second).toMatchObject({ topic: EventsAccepted.name, payload: { accountId: 'a2', events: [{ eventId: 'e3' }] } });
     expect(first.key).toBe(first.id);
     expect(first.id).not.toBe(second.id);

@@ -24,8 +24,14 @@ describe('compileExportConditions', () => {
       sql: 'identity((name IN {p0:Array(String)}))',
       params: { p0: ["x' OR 1=1 --"] },
     });
-    expect(compileExportConditions([['user_id', 'not like', 'u%']])).toEqual({ sql: 'identity((NOT (user_id LIKE {p0:String})))', params: { p0: 'u%' } });
-    expect(compileExportConditions([['group_id', 'ilike', 'G_']])).toEqual({ sql: 'identity((group_id ILIKE {p0:String}))', params: { p0: 'G_' } });
+    expect(compileExportConditions([['user_id', 'not like', 'u%']])).toEqual({
+      sql: 'identity((NOT (user_id LIKE {p0:String})))',
+      params: { p0: 'u%' },
+    });
+    expect(compileExportConditions([['group_id', 'ilike', 'G_']])).toEqual({
+      sql: 'identity((group_id ILIKE {p0:String}))',
+      params: { p0: 'G_' },
+    });
   });
 
   it('joins top-level conditions with AND and nests conjunctions', () => {
@@ -102,9 +108,24 @@ describe('compileExportConditions', () => {
   });
 
   it.each<[string, unknown[], string]>([
-    ['an unknown operator', [['name', '==', 'a'], ['or', ['name', '==', 'b'], ['name', '~', 'c']]], 'conditions[1][2][1]: operator "~" is not supported; use one of "==", "!=", "like", "not like", "ilike", "not ilike", "in", "not in", "is null", "is not null"'],
-    ['an unknown conjunction', [['xor', ['name', '==', 'a'], ['name', '==', 'b']]], 'conditions[0][0]: conjunction "xor" is not supported; use one of "and", "or"'],
-    ['a conjunction without conditions', [['or']], 'conditions[0]: a condition is [field, operator, value], [field, "is null" | "is not null"] or [conjunction, condition, ...]'],
+    [
+      'an unknown operator',
+      [
+        ['name', '==', 'a'],
+        ['or', ['name', '==', 'b'], ['name', '~', 'c']],
+      ],
+      'conditions[1][2][1]: operator "~" is not supported; use one of "==", "!=", "like", "not like", "ilike", "not ilike", "in", "not in", "is null", "is not null"',
+    ],
+    [
+      'an unknown conjunction',
+      [['xor', ['name', '==', 'a'], ['name', '==', 'b']]],
+      'conditions[0][0]: conjunction "xor" is not supported; use one of "and", "or"',
+    ],
+    [
+      'a conjunction without conditions',
+      [['or']],
+      'conditions[0]: a condition is [field, operator, value], [field, "is null" | "is not null"] or [conjunction, condition, ...]',
+    ],
     ['a condition that is not an array', ['name == a'], 'conditions[0]: a condition is'],
     ['a field that is not text', [[3, '==', 'a']], 'conditions[0][0]: the field must be a non-empty string'],
     ['an empty field', [['', '==', 'a']], 'conditions[0][0]: the field must be a non-empty string'],
@@ -113,24 +134,67 @@ describe('compileExportConditions', () => {
     ['a null test with a value', [['name', 'is null', 'x']], 'conditions[0]: operator "is null" takes no value: [field, "is null"]'],
     ['an object value', [['flow_id', '==', { a: 1 }]], 'conditions[0][2]: the value must be a string, number or boolean'],
     ['a null value', [['flow_id', '!=', null]], 'conditions[0][2]: the value must be a string, number or boolean'],
-    ['membership without an array', [['name', 'in', 'a']], 'conditions[0][2]: operator "in" takes a non-empty array of strings, numbers or booleans'],
+    [
+      'membership without an array',
+      [['name', 'in', 'a']],
+      'conditions[0][2]: operator "in" takes a non-empty array of strings, numbers or booleans',
+    ],
     ['an empty membership list', [['name', 'not in', []]], 'conditions[0][2]: operator "not in" takes a non-empty array'],
     ['a bad item in a list', [['flow_id', 'in', ['a', ['b']]]], 'conditions[0][2][1]: the value must be a string, number or boolean'],
-    ['a like pattern that is not text', [['name', 'like', 5]], 'conditions[0][2]: operator "like" takes a text pattern (% and _ are wildcards)'],
-    ['a boolean compared with a text column', [['user_id', 'in', ['u1', true]]], 'conditions[0][2][1]: field "user_id" holds text; compare it with a string'],
-    ['like on the timestamp', [['timestamp', 'like', '2024%']], 'conditions[0][1]: field "timestamp" takes ==, !=, in, not in, is null or is not null'],
-    ['a timestamp without a zone', [['timestamp', '==', '2024-05-01T09:30:00']], 'conditions[0][2]: field "timestamp" takes ISO 8601 date-times with Z or an offset'],
-    ['a timestamp that is no instant', [['timestamp', 'in', [0, '2024-02-30T00:00:00Z']]], 'conditions[0][2][1]: field "timestamp" takes ISO 8601'],
-    ['a timestamp in year 0000, which the store reads as this year', [['timestamp', '==', '0000-01-01T00:00:00Z']], 'conditions[0][2]: field "timestamp" takes instants in the years 1900 to 2299'],
-    ['a timestamp after 2299', [['timestamp', 'in', [0, '2300-01-01T00:00:00Z']]], 'conditions[0][2][1]: field "timestamp" takes instants in the years 1900 to 2299'],
-    ['a value with NUL', [['name', '==', 'a'], ['name', '==', 'sign\u0000up']], 'conditions[1][2]: contains a NUL character'],
+    [
+      'a like pattern that is not text',
+      [['name', 'like', 5]],
+      'conditions[0][2]: operator "like" takes a text pattern (% and _ are wildcards)',
+    ],
+    [
+      'a boolean compared with a text column',
+      [['user_id', 'in', ['u1', true]]],
+      'conditions[0][2][1]: field "user_id" holds text; compare it with a string',
+    ],
+    [
+      'like on the timestamp',
+      [['timestamp', 'like', '2024%']],
+      'conditions[0][1]: field "timestamp" takes ==, !=, in, not in, is null or is not null',
+    ],
+    [
+      'a timestamp without a zone',
+      [['timestamp', '==', '2024-05-01T09:30:00']],
+      'conditions[0][2]: field "timestamp" takes ISO 8601 date-times with Z or an offset',
+    ],
+    [
+      'a timestamp that is no instant',
+      [['timestamp', 'in', [0, '2024-02-30T00:00:00Z']]],
+      'conditions[0][2][1]: field "timestamp" takes ISO 8601',
+    ],
+    [
+      'a timestamp in year 0000, which the store reads as this year',
+      [['timestamp', '==', '0000-01-01T00:00:00Z']],
+      'conditions[0][2]: field "timestamp" takes instants in the years 1900 to 2299',
+    ],
+    [
+      'a timestamp after 2299',
+      [['timestamp', 'in', [0, '2300-01-01T00:00:00Z']]],
+      'conditions[0][2][1]: field "timestamp" takes instants in the years 1900 to 2299',
+    ],
+    [
+      'a value with NUL',
+      [
+        ['name', '==', 'a'],
+        ['name', '==', 'sign\u0000up'],
+      ],
+      'conditions[1][2]: contains a NUL character',
+    ],
     ['a list item with NUL', [['name', 'in', ['a', 'b\u0000']]], 'conditions[0][2][1]: contains a NUL character'],
     ['a pattern with NUL', [['or', ['name', '==', 'a'], ['name', 'like', '%\u0000']]], 'conditions[0][2][2]: contains a NUL character'],
     ['a field with NUL', [['flow\u0000id', '==', 'a']], 'conditions[0][0]: contains a NUL character'],
     ['a value with a lone surrogate', [['name', '==', 'a\udc00']], 'conditions[0][2]: contains a lone UTF-16 surrogate'],
     ['a field with a lone surrogate', [['k\ud800', 'is null']], 'conditions[0][0]: contains a lone UTF-16 surrogate'],
     ['a like pattern ending with a lone backslash', [['name', 'like', 'a\\']], 'conditions[0][2]: the pattern ends with a lone backslash'],
-    ['an ilike pattern ending with three backslashes', [['plan', 'not ilike', '\\\\\\']], 'conditions[0][2]: the pattern ends with a lone backslash'],
+    [
+      'an ilike pattern ending with three backslashes',
+      [['plan', 'not ilike', '\\\\\\']],
+      'conditions[0][2]: the pattern ends with a lone backslash',
+    ],
   ])('refuses %s, naming where', (_case, conditions, detail) => {
     expect(refusal(conditions)).toContain(detail);
   });
@@ -143,10 +207,19 @@ describe('compileExportConditions', () => {
 
   it('refuses more compared values than the limit, all conditions together', () => {
     const half = Array.from({ length: MAX_CONDITION_VALUES / 2 }, (_, index) => `v${index}`);
-    expect(() => compileExportConditions([['a', 'in', half], ['b', 'in', half]])).not.toThrow();
-    expect(refusal([['a', 'in', half], ['b', 'in', half], ['name', '==', 'x']])).toBe(
-      'conditions[2][2]: the conditions compare more than 10000 values in all',
-    );
+    expect(() =>
+      compileExportConditions([
+        ['a', 'in', half],
+        ['b', 'in', half],
+      ]),
+    ).not.toThrow();
+    expect(
+      refusal([
+        ['a', 'in', half],
+        ['b', 'in', half],
+        ['name', '==', 'x'],
+      ]),
+    ).toBe('conditions[2][2]: the conditions compare more than 10000 values in all');
   });
 });
 
@@ -156,8 +229,15 @@ describe('the limits of one request', () => {
   it(`takes ${MAX_CONDITIONS} conditions, nested or not, and refuses one more`, () => {
     const flat = Array.from({ length: MAX_CONDITIONS }, (_, index) => leaf(index));
     expect(() => compileExportConditions(flat)).not.toThrow();
-    expect(refusal([...flat, leaf(MAX_CONDITIONS)])).toBe(`conditions[${MAX_CONDITIONS}]: the request has more than ${MAX_CONDITIONS} conditions in all`);
-    expect(refusal([['or', ...flat], ['and', leaf(0), leaf(1)]])).toBe(`conditions[1][1]: the request has more than ${MAX_CONDITIONS} conditions in all`);
+    expect(refusal([...flat, leaf(MAX_CONDITIONS)])).toBe(
+      `conditions[${MAX_CONDITIONS}]: the request has more than ${MAX_CONDITIONS} conditions in all`,
+    );
+    expect(
+      refusal([
+        ['or', ...flat],
+        ['and', leaf(0), leaf(1)],
+      ]),
+    ).toBe(`conditions[1][1]: the request has more than ${MAX_CONDITIONS} conditions in all`);
   });
 
   it('refuses 100 000 conditions at once, without compiling them all', () => {
@@ -169,10 +249,25 @@ describe('the limits of one request', () => {
 
   it(`refuses field names and values longer than ${MAX_CONDITIONS_TEXT_LENGTH} characters in all`, () => {
     const half = 'x'.repeat(MAX_CONDITIONS_TEXT_LENGTH / 2);
-    expect(() => compileExportConditions([['a', '==', half.slice(2)], ['b', 'like', half]])).not.toThrow();
-    expect(refusal([['a', '==', half], ['b', 'in', ['y', half]]])).toBe(
+    expect(() =>
+      compileExportConditions([
+        ['a', '==', half.slice(2)],
+        ['b', 'like', half],
+      ]),
+    ).not.toThrow();
+    expect(
+      refusal([
+        ['a', '==', half],
+        ['b', 'in', ['y', half]],
+      ]),
+    ).toBe(
       `conditions[1][2][1]: the field names and values of the conditions are longer than ${MAX_CONDITIONS_TEXT_LENGTH} characters in all`,
     );
-    expect(refusal([['a', '==', half], [half, 'is null']])).toMatch(/^conditions\[1\]\[0\]: the field names and values/);
+    expect(
+      refusal([
+        ['a', '==', half],
+        [half, 'is null'],
+      ]),
+    ).toMatch(/^conditions\[1\]\[0\]: the field names and values/);
   });
 });

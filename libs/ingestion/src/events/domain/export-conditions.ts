@@ -116,7 +116,10 @@ class ConditionCompiler {
     if (typeof pattern !== 'string') throw invalid(valuePath, `operator "${operator}" takes a text pattern (% and _ are wildcards)`);
     this.countValue(pattern, valuePath);
     if (endsWithLoneBackslash(pattern)) {
-      throw invalid(valuePath, 'the pattern ends with a lone backslash, which escapes nothing: write \\\\ for a backslash (\\% and \\_ for % and _)');
+      throw invalid(
+        valuePath,
+        'the pattern ends with a lone backslash, which escapes nothing: write \\\\ for a backslash (\\% and \\_ for % and _)',
+      );
     }
     const like = operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
     const matches = target.matches(like, this.param('String', pattern), `${path}[1]`);
@@ -140,7 +143,8 @@ class ConditionCompiler {
 
   private countValue(value: string | number | boolean, path: string): void {
     this.comparedValues += 1;
-    if (this.comparedValues > MAX_CONDITION_VALUES) throw invalid(path, `the conditions compare more than ${MAX_CONDITION_VALUES} values in all`);
+    if (this.comparedValues > MAX_CONDITION_VALUES)
+      throw invalid(path, `the conditions compare more than ${MAX_CONDITION_VALUES} values in all`);
     this.countText(String(value), path);
   }
 
@@ -237,7 +241,8 @@ function timestampColumn(compiler: ConditionCompiler): Target {
         const instant = instantOf(value);
         if (!instant) throw invalid(path, 'field "timestamp" takes ISO 8601 date-times with Z or an offset, or milliseconds since 1970');
         // The store misreads some instants outside its range (year 0000 as this year); no event is there anyway.
-        if (!isStorableInstant(instant)) throw invalid(path, 'field "timestamp" takes instants in the years 1900 to 2299, the range the event store holds');
+        if (!isStorableInstant(instant))
+          throw invalid(path, 'field "timestamp" takes instants in the years 1900 to 2299, the range the event store holds');
         return dateTime64Param(instant);
       });
       return `timestamp IN ${compiler.param(`Array(${TIMESTAMP})`, instants)}`;
@@ -259,7 +264,8 @@ function attribute(key: string, compiler: ConditionCompiler): Target {
   const isNull = () => `${compiler.attributeJson(key)} IN ('', 'null')`;
   return {
     isNull,
-    isIn: (values) => `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${compiler.attributeJson(key)})`,
+    isIn: (values) =>
+      `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${compiler.attributeJson(key)})`,
     matches: (like, pattern) => `NOT (${isNull()}) AND ${compiler.attributeText(key)} ${like} ${pattern}`,
   };
 }

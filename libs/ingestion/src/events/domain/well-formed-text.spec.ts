@@ -15,7 +15,10 @@ describe('wellFormedJson', () => {
   });
 
   it('replaces lone surrogates in nested strings and keys', () => {
-    expect(JSON.parse(wellFormedJson({ 'k\udc00': ['\ud800'], n: { m: 'x\ud800' } }))).toEqual({ 'k\ufffd': ['\ufffd'], n: { m: 'x\ufffd' } });
+    expect(JSON.parse(wellFormedJson({ 'k\udc00': ['\ud800'], n: { m: 'x\ud800' } }))).toEqual({
+      'k\ufffd': ['\ufffd'],
+      n: { m: 'x\ufffd' },
+    });
   });
 
   it('keeps a key named __proto__ as a key', () => {

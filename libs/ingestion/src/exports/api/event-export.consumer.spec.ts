@@ -36,7 +36,10 @@ describe('EventExportConsumer, on the in-process bus with the chdb engine', () =
     const wideAttributes = Object.fromEntries(Array.from({ length: 999 }, (_, index) => [`key_${index}`, 'x'.repeat(1024)]));
     // Months apart, so in parts of their own: the light export never reads a granule of the heavy events.
     await events.insert([
-      ...Array.from({ length: 10 }, (_, index) => ({ accountId: 'heavy', event: recorded(`wide-${index}`, '2024-04-01T00:00:00.000Z', wideAttributes) })),
+      ...Array.from({ length: 10 }, (_, index) => ({
+        accountId: 'heavy',
+        event: recorded(`wide-${index}`, '2024-04-01T00:00:00.000Z', wideAttributes),
+      })),
       { accountId: 'light', event: recorded('plain', '2024-03-01T00:00:00.000Z', {}) },
     ]);
   }, 60_000);
@@ -53,7 +56,9 @@ describe('EventExportConsumer, on the in-process bus with the chdb engine', () =
       {
         name: 'Failed',
         attributes: {
-          reason: expect.stringMatching(/^The export could not be written \(1 attempts\): the exported events need more than the 4 MiB of memory an export may use/),
+          reason: expect.stringMatching(
+            /^The export could not be written \(1 attempts\): the exported events need more than the 4 MiB of memory an export may use/,
+          ),
         },
       },
     ]);
@@ -78,7 +83,13 @@ function exportRequested(accountId: string): OutgoingMessage {
     emails: [],
     requestedAt: RECEIVED_AT,
   };
-  return { id: `${accountId}-job:export-requested`, topic: EventExportRequested.name, key: payload.jobId, payload, occurredAt: RECEIVED_AT };
+  return {
+    id: `${accountId}-job:export-requested`,
+    topic: EventExportRequested.name,
+    key: payload.jobId,
+    payload,
+    occurredAt: RECEIVED_AT,
+  };
 }
 
 /** The consumer on an in-process bus, with the job events each account's export reported. */
@@ -92,7 +103,9 @@ function wire(events: ClickHouseEventStore) {
     },
     flush: () => Promise.resolve(),
   };
-  const unitOfWork = { runOnce: <R>(_group: string, _id: string, work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
+  const unitOfWork = {
+    runOnce: <R>(_group: string, _id: string, work: (tx: Transaction) => Promise<R>) => work(tx),
+  } as unknown as UnitOfWork;
   const jobMetrics = new JobMetrics(new MetricsRegistry(), {} as JobRepository);
   const service = new EventExportService(events, new MemoryBlobStore(), {} as JobRegistry, unitOfWork, jobMetrics);
   const bus = new InProcessBus();

@@ -15,7 +15,10 @@ export class EventExportController {
 
   @Post()
   @HttpCode(HttpStatus.ACCEPTED)
-  async export(@Param('account_id') accountId: string, @ValidBody(parseExportRequest) request: ExportRequestFields): Promise<AsyncAcknowledgement> {
+  async export(
+    @Param('account_id') accountId: string,
+    @ValidBody(parseExportRequest) request: ExportRequestFields,
+  ): Promise<AsyncAcknowledgement> {
     const job = await this.exports.request(accountId, request);
     return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
   }

@@ -68,7 +68,8 @@ function recordingTransaction() {
   const emitted: Emitted[] = [];
   const tx: Transaction = {
     manager: {} as EntityManager,
-    emit: <T extends Topic>(topic: T, key: string, payload: BusMessage['payload'], id?: string) => void emitted.push({ topic: topic.name, key, payload, id }),
+    emit: <T extends Topic>(topic: T, key: string, payload: BusMessage['payload'], id?: string) =>
+      void emitted.push({ topic: topic.name, key, payload, id }),
     flush: () => Promise.resolve(),
   };
   return { tx, emitted };
@@ -82,7 +83,15 @@ function setUp(rows = 3) {
   const unitOfWork = { run: <R>(work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
   const metrics = new MetricsRegistry();
   const jobMetrics = new JobMetrics(metrics, {} as JobRepository);
-  return { service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork, jobMetrics), events, blobs, jobs, tx, emitted, metrics };
+  return {
+    service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork, jobMetrics),
+    events,
+    blobs,
+    jobs,
+    tx,
+    emitted,
+    metrics,
+  };
 }
 
 const requested = (overrides: Partial<ExportRequestedPayload> = {}): ExportRequestedPayload => ({
@@ -126,7 +135,16 @@ describe('EventExportService.request', () => {
   });
 
   it.each<[string, Partial<ExportRequestFields>, RegExp]>([
-    ['a condition outside the grammar', { conditions: [['name', '==', 'a'], ['name', '>', 'b']] }, /^conditions\[1\]\[1\]: operator ">"/],
+    [
+      'a condition outside the grammar',
+      {
+        conditions: [
+          ['name', '==', 'a'],
+          ['name', '>', 'b'],
+        ],
+      },
+      /^conditions\[1\]\[1\]: operator ">"/,
+    ],
     ['an end before the start', { end_time: '2024-02-01T00:00:00Z' }, /^end_time: /],
   ])('refuses %s before creating anything', async (_case, overrides, detail) => {
     const { service, jobs, emitted } = setUp();
@@ -167,7 +185,9 @@ describe('EventExportService.write', () => {
     expect(file.contentType).toBe('application/x-ndjson');
     expect(file.text.trimEnd().split('\n')).toHaveLength(2_000);
     expect(blobs.ttls).toEqual([EXPORT_LINK_TTL_SECONDS]);
-    expect(await metrics.getSingleMetricAsString('guidepost_job_rows_total')).toContain('guidepost_job_rows_total{job="Export Events"} 2000');
+    expect(await metrics.getSingleMetricAsString('guidepost_job_rows_total')).toContain(
+      'guidepost_job_rows_total{job="Export Events"} 2000',
+    );
   });
 
   it('completes the job with the link, expiry, rows, format and runtime, and mails every address', async () => {

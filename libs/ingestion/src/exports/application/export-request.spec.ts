@@ -1,4 +1,10 @@
-import { EXPORT_MAX_EMAILS, EXPORT_MAX_EVENTS, EXPORT_MAX_OFFSET, type EventExportRequest, TIME_ZONE_FORMS } from '@guidepost/contracts-http';
+import {
+  EXPORT_MAX_EMAILS,
+  EXPORT_MAX_EVENTS,
+  EXPORT_MAX_OFFSET,
+  type EventExportRequest,
+  TIME_ZONE_FORMS,
+} from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { parseExportRequest, resolveExportRequest } from './export-request';
 
@@ -85,7 +91,11 @@ describe('parseExportRequest', () => {
     ['no conditions', { format: 'json', start_time: valid.start_time }, 'conditions: is required'],
     ['conditions that are not a list', { ...valid, conditions: 'name == a' }, 'conditions: must be array'],
     ['no start_time', { format: 'json', conditions: [] }, 'start_time: is required'],
-    ['a start_time that is no date', { ...valid, start_time: 'last week' }, /^start_time: must be an ISO 8601 date-time .*got "last week"$/],
+    [
+      'a start_time that is no date',
+      { ...valid, start_time: 'last week' },
+      /^start_time: must be an ISO 8601 date-time .*got "last week"$/,
+    ],
     ['a start_time without a zone', { ...valid, start_time: '2024-03-01T00:00:00' }, /^start_time: must be an ISO 8601 date-time/],
     ['an end_time that is no date', { ...valid, end_time: 'tomorrow' }, /^end_time: must be an ISO 8601 date-time/],
     ['a limit over the maximum', { ...valid, limit: EXPORT_MAX_EVENTS + 1 }, `limit: must be <= ${EXPORT_MAX_EVENTS}`],
@@ -97,7 +107,11 @@ describe('parseExportRequest', () => {
     ['an offset over the maximum', { ...valid, offset: EXPORT_MAX_OFFSET + 1 }, `offset: must be <= ${EXPORT_MAX_OFFSET}`],
     ['a fractional offset', { ...valid, offset: 1.5 }, 'offset: must be integer'],
     ['a limit JSON reads as Infinity', { ...valid, limit: Infinity }, /^limit: /],
-    ['an ISO 8601 basic time_zone (not 530 minutes)', { ...valid, time_zone: '+0530' }, `time_zone: must be ${TIME_ZONE_FORMS}, got "+0530"`],
+    [
+      'an ISO 8601 basic time_zone (not 530 minutes)',
+      { ...valid, time_zone: '+0530' },
+      `time_zone: must be ${TIME_ZONE_FORMS}, got "+0530"`,
+    ],
     ['a fractional time_zone', { ...valid, time_zone: 1.5 }, `time_zone: must be ${TIME_ZONE_FORMS}, got 1.5`],
     ['a time_zone that is an object', { ...valid, time_zone: { minutes: 60 } }, /^time_zone: /],
     ['an invalid address', { ...valid, email: 'nope' }, /^email: /],

@@ -23,7 +23,11 @@ export class ImportFailuresController {
   ) {}
 
   @Get()
-  async list(@Param('account_id') accountId: string, @Param('job_id', IdentifierParam) jobId: string, @Headers('accept') accept?: string): Promise<StreamableFile> {
+  async list(
+    @Param('account_id') accountId: string,
+    @Param('job_id', IdentifierParam) jobId: string,
+    @Headers('accept') accept?: string,
+  ): Promise<StreamableFile> {
     if (!(await this.jobs.findOne(accountId, jobId))) throw notFound('Job', jobId);
     const csv = prefersCsv(accept);
     const body = Readable.from(csv ? this.csvOf(jobId) : this.jsonOf(jobId), { objectMode: false });
@@ -49,7 +53,7 @@ export class ImportFailuresController {
   }
 
   private async *pages(jobId: string): AsyncGenerator<RowFailure[]> {
-    for (let afterLine = 0; ; ) {
+    for (let afterLine = 0; ;) {
       const page = await this.failures.page(jobId, afterLine, FAILURES_PER_PAGE);
       if (page.length > 0) yield page;
       if (page.length < FAILURES_PER_PAGE) return;

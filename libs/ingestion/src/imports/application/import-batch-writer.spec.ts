@@ -40,7 +40,12 @@ function setUp(failNext: Error[] = []) {
   } as unknown as ImportRepository;
   const writer = new ImportBatchWriter(repository, unitOfWork);
   const publish = (tx: Transaction, messageId: string, items: readonly string[]) =>
-    (tx.emit as unknown as (topic: unknown, key: string, payload: { items: string[] }, id: string) => void)(null, messageId, { items: [...items] }, messageId);
+    (tx.emit as unknown as (topic: unknown, key: string, payload: { items: string[] }, id: string) => void)(
+      null,
+      messageId,
+      { items: [...items] },
+      messageId,
+    );
   return { writer, publish, published, storedFailures };
 }
 
@@ -59,7 +64,10 @@ describe('ImportBatchWriter', () => {
 
   it('publishes nothing for a batch without valid rows, but keeps its failures', async () => {
     const { writer, publish, published, storedFailures } = setUp();
-    await expect(writer.write(batchOf([], [{ line: 1, field: null, reason: 'x' }]), publish)).resolves.toEqual({ messageIds: [], unstorable: [] });
+    await expect(writer.write(batchOf([], [{ line: 1, field: null, reason: 'x' }]), publish)).resolves.toEqual({
+      messageIds: [],
+      unstorable: [],
+    });
     expect(published.size).toBe(0);
     expect(storedFailures).toHaveLength(1);
   });
@@ -92,7 +100,10 @@ describe('ImportBatchWriter', () => {
     jest.useFakeTimers({ advanceTimers: true });
     try {
       const recovering = setUp([connectionLost]);
-      await expect(recovering.writer.write(batchOf(['a']), recovering.publish)).resolves.toEqual({ messageIds: ['job:batch:3'], unstorable: [] });
+      await expect(recovering.writer.write(batchOf(['a']), recovering.publish)).resolves.toEqual({
+        messageIds: ['job:batch:3'],
+        unstorable: [],
+      });
       const down = setUp([connectionLost, connectionLost, connectionLost]);
       await expect(down.writer.write(batchOf(['a']), down.publish)).rejects.toThrow('Connection terminated');
       expect(down.published.size).toBe(0);

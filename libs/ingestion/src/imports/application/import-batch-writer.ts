@@ -73,7 +73,14 @@ export class ImportBatchWriter {
   }
 
   /** Publishes `items[from, to)` under `idPrefix`, splitting again whatever the database refuses. */
-  private async writeParts<T>(batch: BatchToWrite<T>, publish: Publish<T>, idPrefix: string, from: number, to: number, written: WrittenBatch): Promise<void> {
+  private async writeParts<T>(
+    batch: BatchToWrite<T>,
+    publish: Publish<T>,
+    idPrefix: string,
+    from: number,
+    to: number,
+    written: WrittenBatch,
+  ): Promise<void> {
     const middle = from + Math.ceil((to - from) / 2);
     const parts: [number, number, string][] = [
       [from, middle, `${idPrefix}0`],
@@ -113,7 +120,8 @@ export class ImportBatchWriter {
 export function isDataError(error: unknown): boolean {
   // JSON.stringify of a value nested too deep for the stack.
   if (error instanceof RangeError) return true;
-  const code = (error as { code?: unknown } | undefined)?.code ?? (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
+  const code =
+    (error as { code?: unknown } | undefined)?.code ?? (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
   return typeof code === 'string' && DATA_ERROR_CLASSES.has(code.slice(0, 2));
 }
 

@@ -130,7 +130,10 @@ export class ImportWorker implements BeforeApplicationShutdown {
   async giveUp(staged: StagedImport, reason: string): Promise<void> {
     const run = this.startRun(staged);
     this.logger.warn(`import job ${staged.jobId} was given up on: ${reason}`);
-    await this.report(run, importFailedEvent(`The import could not be completed: ${reason}`, run.tally, run.stagedAt, new Date(), run.failuresUrl));
+    await this.report(
+      run,
+      importFailedEvent(`The import could not be completed: ${reason}`, run.tally, run.stagedAt, new Date(), run.failuresUrl),
+    );
     await this.discardUpload(staged);
   }
 
@@ -207,13 +210,19 @@ export class ImportWorker implements BeforeApplicationShutdown {
   }
 
   /** A row whose mapping throws fails alone (a 400 with its detail, anything else as an internal error); only an unreadable file fails the file. */
-  private guarded<T, R extends ReadRecord>(run: ImportRun, record: R, outcomeOf: (record: R) => RowOutcome<T> | undefined): RowOutcome<T> | undefined {
+  private guarded<T, R extends ReadRecord>(
+    run: ImportRun,
+    record: R,
+    outcomeOf: (record: R) => RowOutcome<T> | undefined,
+  ): RowOutcome<T> | undefined {
     try {
       return outcomeOf(record);
     } catch (error) {
       if (error instanceof UnreadableFile) throw error;
       if (error instanceof DomainError && error.code === 'invalid_request') return { field: null, reason: error.detail };
-      this.logger.error(`import job ${run.staged.jobId}, line ${record.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(
+        `import job ${run.staged.jobId}, line ${record.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       return { field: null, reason: 'could not be imported (internal error)' };
     }
   }
@@ -224,7 +233,13 @@ export class ImportWorker implements BeforeApplicationShutdown {
     const kept = batch.kept(await this.droppedNameUnderRules(target, staged.accountId));
     await this.waitForRelay(run, run.messageIds.slice(-WATCHED_MESSAGES), BATCHES_AHEAD - 1);
     const written = await this.writer.write(
-      { jobId: staged.jobId, messageId: `${staged.jobId}:batch:${batch.index}`, items: kept.items, lines: kept.lines, failures: batch.failures },
+      {
+        jobId: staged.jobId,
+        messageId: `${staged.jobId}:batch:${batch.index}`,
+        items: kept.items,
+        lines: kept.lines,
+        failures: batch.failures,
+      },
       target.publish,
     );
     run.messageIds.push(...written.messageIds);
@@ -241,7 +256,10 @@ export class ImportWorker implements BeforeApplicationShutdown {
   }
 
   /** How the account's current rules name the items they drop (read per batch, so a change applies within the import). */
-  private async droppedNameUnderRules<T>(target: ImportTarget<T>, accountId: string): Promise<((item: T) => string | undefined) | undefined> {
+  private async droppedNameUnderRules<T>(
+    target: ImportTarget<T>,
+    accountId: string,
+  ): Promise<((item: T) => string | undefined) | undefined> {
     const { droppedName } = target;
     if (!droppedName) return undefined;
     const rules = await this.filtering.rulesFor(accountId);

@@ -2,7 +2,10 @@ import { Readable } from 'node:stream';
 import { assertUtf8, withContent } from './upload-content';
 
 const streamOf = (...chunks: (string | Buffer)[]): Readable =>
-  Readable.from(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)), { objectMode: false });
+  Readable.from(
+    chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)),
+    { objectMode: false },
+  );
 
 async function bytesOf(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];

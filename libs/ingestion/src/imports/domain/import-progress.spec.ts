@@ -1,4 +1,11 @@
-import { importCompletedEvent, importFailedEvent, INLINE_FAILURES, ImportTally, ingestingEvent, PROGRESS_INTERVAL_MS } from './import-progress';
+import {
+  importCompletedEvent,
+  importFailedEvent,
+  INLINE_FAILURES,
+  ImportTally,
+  ingestingEvent,
+  PROGRESS_INTERVAL_MS,
+} from './import-progress';
 
 describe('ImportTally', () => {
   it(`keeps the first ${INLINE_FAILURES} failures and counts them all`, () => {
@@ -67,7 +74,9 @@ describe('import job events', () => {
   });
 
   it('fails with the reason and what was done before', () => {
-    expect(importFailedEvent('line 1: the header has no name column', tally(), stagedAt, now, 'https://x/failures').attributes).toMatchObject({
+    expect(
+      importFailedEvent('line 1: the header has no name column', tally(), stagedAt, now, 'https://x/failures').attributes,
+    ).toMatchObject({
       reason: 'line 1: the header has no name column',
       ingestions_completed: 6,
     });

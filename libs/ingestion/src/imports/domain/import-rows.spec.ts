@@ -36,7 +36,10 @@ describe('profile import rows', () => {
     [{ user_id: '' }, { field: 'user_id', reason: 'must not be empty' }],
     [['u1'], { field: null, reason: 'must be a JSON object' }],
     ['u1', { field: null, reason: 'must be a JSON object' }],
-    [{ user_id: 'u1', note: 'a\u0000b' }, { field: 'note', reason: expect.stringContaining('NUL') }],
+    [
+      { user_id: 'u1', note: 'a\u0000b' },
+      { field: 'note', reason: expect.stringContaining('NUL') },
+    ],
     [{ user_id: 'u\u0000' }, { field: 'user_id', reason: expect.stringContaining('NUL') }],
     [{ user_id: TOO_LONG_ID }, { field: 'user_id', reason: `must NOT have more than ${ID_MAX_LENGTH} characters` }],
     [{ userId: TOO_LONG_ID }, { field: 'userId', reason: `must NOT have more than ${ID_MAX_LENGTH} characters` }],
@@ -48,7 +51,10 @@ describe('profile import rows', () => {
     const longest = '😀'.repeat(ID_MAX_LENGTH);
     expect(itemOf(userProfileRows.fromJson({ user_id: longest }, 1)).id).toBe(longest);
     expect(itemOf(groupProfileRows.fromJson({ group_id: longest }, 1)).id).toBe(longest);
-    expect(groupProfileRows.fromJson({ groupId: TOO_LONG_ID }, 1)).toEqual({ field: 'groupId', reason: `must NOT have more than ${ID_MAX_LENGTH} characters` });
+    expect(groupProfileRows.fromJson({ groupId: TOO_LONG_ID }, 1)).toEqual({
+      field: 'groupId',
+      reason: `must NOT have more than ${ID_MAX_LENGTH} characters`,
+    });
   });
 
   it('keeps a property named __proto__ as data', () => {
@@ -122,7 +128,11 @@ describe('event import rows', () => {
     [{ user_id: 'u1', timestamp: '2024-05-01T09:30:00Z' }, 'name', 'is required'],
     [{ ...base, name: '' }, 'name', 'must not be empty'],
     [{ user_id: 'u1', name: 'x' }, 'timestamp', 'is required'],
-    [{ ...base, timestamp: '2024-05-01T09:30:00' }, 'timestamp', expect.stringMatching(/^must be an ISO 8601 date-time .*, got "2024-05-01T09:30:00"$/)],
+    [
+      { ...base, timestamp: '2024-05-01T09:30:00' },
+      'timestamp',
+      expect.stringMatching(/^must be an ISO 8601 date-time .*, got "2024-05-01T09:30:00"$/),
+    ],
     [{ ...base, timestamp: '2024-05-01 09:30:00Z' }, 'timestamp', expect.stringMatching(/^must be an ISO 8601 date-time/)],
     [{ ...base, timestamp: '2024-02-30T09:30:00Z' }, 'timestamp', expect.stringMatching(/^must be an ISO 8601 date-time/)],
     [{ ...base, timestamp: 1714555800000 }, 'timestamp', expect.stringMatching(/, got 1714555800000$/)],
@@ -147,7 +157,9 @@ describe('event import rows', () => {
 
   describe('from CSV', () => {
     it('puts attributes.<key> columns into attributes, context.url into context, other columns into attributes, typed', () => {
-      const row = events.csvMapper(header(1, 'user_id', 'group_id', 'name', 'timestamp', 'attributes.plan', 'attributes.seats', 'context.url', 'tier'));
+      const row = events.csvMapper(
+        header(1, 'user_id', 'group_id', 'name', 'timestamp', 'attributes.plan', 'attributes.seats', 'context.url', 'tier'),
+      );
       expect(itemOf(row(['u1', '', 'signup', '2024-05-01T09:30:00Z', 'pro', '3', 'https://x.test', 'true'], 2))).toEqual<RecordedEvent>({
         eventId: 'job-1:2',
         userId: 'u1',
@@ -168,9 +180,13 @@ describe('event import rows', () => {
       });
     });
 
-    it('reads the export\'s own CSV format back (names and timestamps stay text)', () => {
+    it("reads the export's own CSV format back (names and timestamps stay text)", () => {
       const row = events.csvMapper(header(1, 'name', 'timestamp', 'user_id', 'attributes.step'));
-      expect(itemOf(row(['true', '2024-05-01T09:30:00.000Z', '42', '2'], 2))).toMatchObject({ name: 'true', userId: '42', attributes: { step: 2 } });
+      expect(itemOf(row(['true', '2024-05-01T09:30:00.000Z', '42', '2'], 2))).toMatchObject({
+        name: 'true',
+        userId: '42',
+        attributes: { step: 2 },
+      });
     });
 
     it.each([

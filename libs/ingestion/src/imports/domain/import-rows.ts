@@ -90,7 +90,12 @@ function withoutKeys(fields: Fields, keys: readonly string[]): Fields {
 }
 
 /** A CSV row as the fields of an NDJSON row: cells typed by the shared rule, empty id cells absent. */
-function typedCsvFields(columns: readonly string[], typers: readonly CsvCellTyper[], isId: readonly boolean[], cells: readonly string[]): Fields {
+function typedCsvFields(
+  columns: readonly string[],
+  typers: readonly CsvCellTyper[],
+  isId: readonly boolean[],
+  cells: readonly string[],
+): Fields {
   const fields: Fields = {};
   for (let index = 0; index < columns.length; index += 1) {
     const value = typers[index](cells[index]);
@@ -167,7 +172,10 @@ function eventOf(fields: Fields, line: number, origin: ImportOrigin): RowOutcome
 const QUOTED_VALUE_CHARS = 40;
 
 function timestampProblem(value: unknown): RowProblem {
-  return { field: 'timestamp', reason: `must be an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), got ${quoted(value)}` };
+  return {
+    field: 'timestamp',
+    reason: `must be an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), got ${quoted(value)}`,
+  };
 }
 
 /** A row's value as a failure reason quotes it: JSON, shortened. */
@@ -278,4 +286,3 @@ function validationProblem(check: (value: unknown) => Checked<unknown>, fields: 
 function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-

@@ -68,13 +68,21 @@ describe('InternalJobsController', () => {
   });
 
   it('refuses a job name that no service uses, naming the known ones', async () => {
-    const error: unknown = await new HttpJobRegistryClient(baseUrl, TOKEN).createJob({ accountId: 'acme', name: 'Mine Bitcoin' }).catch((thrown: unknown) => thrown);
+    const error: unknown = await new HttpJobRegistryClient(baseUrl, TOKEN)
+      .createJob({ accountId: 'acme', name: 'Mine Bitcoin' })
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(InternalApiError);
-    expect(error).toMatchObject({ service: 'ingestion', status: 400, detail: expect.stringContaining('name: must be one of "Import Profiles"') });
+    expect(error).toMatchObject({
+      service: 'ingestion',
+      status: 400,
+      detail: expect.stringContaining('name: must be one of "Import Profiles"'),
+    });
   });
 
   it('answers only the holder of the internal token', async () => {
-    const error: unknown = await new HttpJobRegistryClient(baseUrl, `${TOKEN}-wrong`).createJob({ accountId: 'acme', name: 'Import Events' }).catch((thrown: unknown) => thrown);
+    const error: unknown = await new HttpJobRegistryClient(baseUrl, `${TOKEN}-wrong`)
+      .createJob({ accountId: 'acme', name: 'Import Events' })
+      .catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({ status: 401 });
   });
 });

@@ -40,7 +40,11 @@ export class JobMetrics {
     );
     reportScrapedGauge(
       registry,
-      { name: 'guidepost_jobs_oldest_in_progress_age_seconds', help: 'How long the oldest job in progress has run, by job name (0 when none runs)', labelNames: ['job'] },
+      {
+        name: 'guidepost_jobs_oldest_in_progress_age_seconds',
+        help: 'How long the oldest job in progress has run, by job name (0 when none runs)',
+        labelNames: ['job'],
+      },
       INGESTION_SCHEMA,
       async () => [...(await inProgress())].map(([job, { oldestAgeSeconds }]) => ({ labels: { job }, value: oldestAgeSeconds })),
     );

@@ -30,14 +30,19 @@ const UNUSED_UNIT_OF_WORK = {} as UnitOfWork;
 describe('JobRegistry: imports and exports per account', () => {
   it('creates a bulk job while the account runs fewer than its limit, counting under the creating transaction', async () => {
     const { repository, inserted, asked } = jobsWith(2);
-    const job = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository)).createJob({ accountId: 'acme', name: JobName.ImportEvents }, tx);
+    const job = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository)).createJob(
+      { accountId: 'acme', name: JobName.ImportEvents },
+      tx,
+    );
     expect(inserted.map((entity) => entity.id)).toEqual([job.id]);
     expect(asked).toEqual([{ names: expect.arrayContaining([JobName.ImportEvents, JobName.ExportEvents]), manager: tx.manager }]);
   });
 
   it('refuses one more with a 429 that says the limit and when to retry, creating nothing', async () => {
     const { repository, inserted } = jobsWith(3);
-    const refused = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository)).createJob({ accountId: 'acme', name: JobName.ExportEvents }, tx).catch((error: unknown) => error);
+    const refused = await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository))
+      .createJob({ accountId: 'acme', name: JobName.ExportEvents }, tx)
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ code: 'throttled', retryAfterSeconds: 10 });
     expect((refused as DomainError).detail).toContain('At most 3 imports and exports');
@@ -46,7 +51,10 @@ describe('JobRegistry: imports and exports per account', () => {
 
   it('does not limit the other jobs (deletions, segment changes)', async () => {
     const { repository, inserted, asked } = jobsWith(100);
-    await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository)).createJob({ accountId: 'acme', name: JobName.DeleteProfile });
+    await new JobRegistry(repository, config, UNUSED_UNIT_OF_WORK, new JobMetrics(new MetricsRegistry(), repository)).createJob({
+      accountId: 'acme',
+      name: JobName.DeleteProfile,
+    });
     expect(inserted).toHaveLength(1);
     expect(asked).toEqual([]);
   });
@@ -64,11 +72,24 @@ describe('JobRegistry.abandonJob', () => {
     const unitOfWork = { run: <R>(work: (tx: Transaction) => Promise<R>) => work(tx) } as unknown as UnitOfWork;
 
     const metrics = new MetricsRegistry();
-    await new JobRegistry(repository, config, unitOfWork, new JobMetrics(metrics, repository)).abandonJob({ accountId: 'acme', jobId: 'job-1', reason: 'the commit failed' });
+    await new JobRegistry(repository, config, unitOfWork, new JobMetrics(metrics, repository)).abandonJob({
+      accountId: 'acme',
+      jobId: 'job-1',
+      reason: 'the commit failed',
+    });
 
-    expect(appended).toEqual([expect.objectContaining({ jobId: 'job-1', messageId: 'job-1:abandoned', name: 'Failed', attributes: { reason: 'the commit failed' } })]);
+    expect(appended).toEqual([
+      expect.objectContaining({
+        jobId: 'job-1',
+        messageId: 'job-1:abandoned',
+        name: 'Failed',
+        attributes: { reason: 'the commit failed' },
+      }),
+    ]);
     expect(statuses).toEqual([['job-1', 'FAILED']]);
-    expect(await metrics.getSingleMetricAsString('guidepost_jobs_finished_total')).toContain('guidepost_jobs_finished_total{job="Import Events",status="FAILED"} 1');
+    expect(await metrics.getSingleMetricAsString('guidepost_jobs_finished_total')).toContain(
+      'guidepost_jobs_finished_total{job="Import Events",status="FAILED"} 1',
+    );
   });
 });
 
@@ -77,12 +98,18 @@ describe('JobMetrics', () => {
     let running = [{ name: JobName.ImportEvents, count: 2, oldestAgeSeconds: 90 }];
     const metrics = new MetricsRegistry();
     new JobMetrics(metrics, { inProgressByName: () => Promise.resolve(running) } as unknown as JobRepository);
-    const lines = async (name: string): Promise<string[]> => (await metrics.getSingleMetricAsString(name)).split('\n').filter((line) => line.startsWith(name));
+    const lines = async (name: string): Promise<string[]> =>
+      (await metrics.getSingleMetricAsString(name)).split('\n').filter((line) => line.startsWith(name));
     expect(await lines('guidepost_jobs_in_progress')).toEqual(
-      expect.arrayContaining(['guidepost_jobs_in_progress{service="ingestion",job="Import Events"} 2', 'guidepost_jobs_in_progress{service="ingestion",job="Export Events"} 0']),
+      expect.arrayContaining([
+        'guidepost_jobs_in_progress{service="ingestion",job="Import Events"} 2',
+        'guidepost_jobs_in_progress{service="ingestion",job="Export Events"} 0',
+      ]),
     );
     expect(await lines('guidepost_jobs_in_progress')).toHaveLength(Object.values(JobName).length);
-    expect(await lines('guidepost_jobs_oldest_in_progress_age_seconds')).toContain('guidepost_jobs_oldest_in_progress_age_seconds{service="ingestion",job="Import Events"} 90');
+    expect(await lines('guidepost_jobs_oldest_in_progress_age_seconds')).toContain(
+      'guidepost_jobs_oldest_in_progress_age_seconds{service="ingestion",job="Import Events"} 90',
+    );
     running = [];
     expect(await lines('guidepost_jobs_in_progress')).toContain('guidepost_jobs_in_progress{service="ingestion",job="Import Events"} 0');
   });

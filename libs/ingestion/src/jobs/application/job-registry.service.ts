@@ -15,7 +15,13 @@ import { JobMetrics } from './job-metrics';
 export type RecordedJobEvent = PayloadOf<typeof JobEventRecorded>;
 
 /** The jobs an account may run only so many of at once (`GUIDEPOST_BULK_JOBS_PER_ACCOUNT`): each reads or writes a whole file. */
-const BULK_JOBS: readonly string[] = [JobName.ImportProfiles, JobName.ImportGroups, JobName.ImportEvents, JobName.ExportEvents, JobName.ExportAnalytics];
+const BULK_JOBS: readonly string[] = [
+  JobName.ImportProfiles,
+  JobName.ImportGroups,
+  JobName.ImportEvents,
+  JobName.ExportEvents,
+  JobName.ExportAnalytics,
+];
 /** When a refused client may try again: bulk jobs take seconds to minutes. */
 const BULK_JOB_RETRY_AFTER_SECONDS = 10;
 
@@ -58,7 +64,13 @@ export class JobRegistry implements JobRegistryClient {
    * job, so asking twice changes nothing; a job that had already ended is left as it was.
    */
   async abandonJob(input: { readonly accountId: string; readonly jobId: string; readonly reason: string }): Promise<void> {
-    const event = { jobId: input.jobId, accountId: input.accountId, name: 'Failed' as const, timestamp: new Date().toISOString(), attributes: { reason: input.reason } };
+    const event = {
+      jobId: input.jobId,
+      accountId: input.accountId,
+      name: 'Failed' as const,
+      timestamp: new Date().toISOString(),
+      attributes: { reason: input.reason },
+    };
     await this.unitOfWork.run((tx) => this.recordEvent(tx, `${input.jobId}:abandoned`, event));
   }
 

@@ -23,7 +23,9 @@ function partition(options: { poison?: string[]; stopsDuring?: string; failCommi
         return Promise.resolve({ kind: 'abandoned' });
       }
       const bad = messages.find((m) => options.poison?.includes(m));
-      return Promise.resolve(bad ? { kind: 'failed', reason: `${bad} is poison`, attempts: 5, failureClass: 'unrecognised' } : { kind: 'done' });
+      return Promise.resolve(
+        bad ? { kind: 'failed', reason: `${bad} is poison`, attempts: 5, failureClass: 'unrecognised' } : { kind: 'done' },
+      );
     },
     deadLetter: (record, reason, attempts) => {
       journal.push(`dead-letter ${record.offset} (${attempts}): ${reason}`);
@@ -91,7 +93,14 @@ describe('delivering a partition in batches', () => {
     const { steps, journal, handled } = partition({ poison: ['b'] });
     await deliverAsBatch([valid(1, 'a'), valid(2, 'b'), invalid(3, 'no key'), valid(4, 'd')], steps);
     expect(handled).toEqual([['a', 'b', 'd'], ['a'], ['b'], ['d']]);
-    expect(journal).toEqual(['commit 1', 'dead-letter 2 (5): b is poison', 'commit 2', 'dead-letter 3 (0): no key', 'commit 3', 'commit 4']);
+    expect(journal).toEqual([
+      'commit 1',
+      'dead-letter 2 (5): b is poison',
+      'commit 2',
+      'dead-letter 3 (0): no key',
+      'commit 3',
+      'commit 4',
+    ]);
   });
 
   it('commits nothing of a batch abandoned because the consumer stops', async () => {

@@ -179,7 +179,8 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
 
   /** Produces the message to its topic again, marked for `group`: the other groups' consumers pass over it. */
   async redeliver(message: OutgoingMessage, group: string): Promise<void> {
-    if (!this.topicNames.has(message.topic)) throw new PermanentPublishError(`message ${message.id} is for ${message.topic}, which is not a topic of the contracts`);
+    if (!this.topicNames.has(message.topic))
+      throw new PermanentPublishError(`message ${message.id} is for ${message.topic}, which is not a topic of the contracts`);
     await this.produce([message.topic], (producer) =>
       producer.send({ topic: this.names.topic(message.topic), messages: [redeliveryRecord(message, group)], acks: -1 }),
     );

@@ -85,7 +85,11 @@ async function createBus(
   };
 }
 
-async function startBus(subscribe?: (bus: MessageBus) => void, services?: Class[], busOptions?: Pick<KafkaBusModuleOptions, 'socketFactory' | 'requestRetry'>): Promise<TestBus> {
+async function startBus(
+  subscribe?: (bus: MessageBus) => void,
+  services?: Class[],
+  busOptions?: Pick<KafkaBusModuleOptions, 'socketFactory' | 'requestRetry'>,
+): Promise<TestBus> {
   const testBus = await createBus(subscribe, services, busOptions);
   await testBus.start();
   return testBus;
@@ -142,7 +146,10 @@ function textHeaders(record: KafkaMessage): Record<string, string> {
 }
 
 async function metricText(metrics: MetricsRegistry, name: string): Promise<string> {
-  return (await metrics.getSingleMetricAsString(name)).split('\n').filter((line) => !line.startsWith('#')).join('\n');
+  return (await metrics.getSingleMetricAsString(name))
+    .split('\n')
+    .filter((line) => !line.startsWith('#'))
+    .join('\n');
 }
 
 /** The API key of a Produce request. Kafka frames start with their size (int32); a request's header then
@@ -404,8 +411,18 @@ describe('Kafka bus', () => {
     };
     expect(dead.map(textHeaders)).toEqual([
       expect.objectContaining({ ...where, 'message-id': poison.id, reason: 'cannot handle poison', attempts: '3' }),
-      expect.objectContaining({ ...where, 'message-id': invalid.id, reason: expect.stringContaining('does not match its schema') as string, attempts: '0' }),
-      expect.objectContaining({ ...where, 'message-id': notJsonId, reason: expect.stringMatching(/^the value is not JSON/) as string, attempts: '0' }),
+      expect.objectContaining({
+        ...where,
+        'message-id': invalid.id,
+        reason: expect.stringContaining('does not match its schema') as string,
+        attempts: '0',
+      }),
+      expect.objectContaining({
+        ...where,
+        'message-id': notJsonId,
+        reason: expect.stringMatching(/^the value is not JSON/) as string,
+        attempts: '0',
+      }),
     ]);
     expect(dead.map((record) => record.key?.toString())).toEqual([key, key, key]);
     expect(dead[0].value?.toString()).toBe(JSON.stringify(poison.payload));
@@ -426,7 +443,10 @@ describe('Kafka bus', () => {
     // it sent with the numbers the first request gives back when it times out, the broker would take
     // it for a retry of the first: answered success, and written nowhere.
     connections.loseNextProduceAnswer();
-    await Promise.all([bus.publish([messageOf(Unanswered, 'one-partition', { n: 1 })]), bus.publish([messageOf(Unanswered, 'one-partition', { n: 2 })])]);
+    await Promise.all([
+      bus.publish([messageOf(Unanswered, 'one-partition', { n: 1 })]),
+      bus.publish([messageOf(Unanswered, 'one-partition', { n: 2 })]),
+    ]);
 
     expect(connections.lostAnswers).toBe(1);
     const records = await readTopic(`${NAMESPACE}.${Unanswered.name}`, 3);
@@ -470,14 +490,19 @@ describe('Kafka bus', () => {
     const tooLarge = bus.publish([messageOf(Sized, 'big', { blob: 'x'.repeat(17 * MiB) })]);
     await expect(tooLarge).rejects.toMatchObject({ permanent: true, message: expect.stringContaining('can never succeed') as string });
 
-    await bus.publish([messageOf(Sized, 'import-batch', { blob: 'y'.repeat(8 * MiB) }), messageOf(Sized, 'import-batch', { blob: 'z'.repeat(6 * MiB) })]);
+    await bus.publish([
+      messageOf(Sized, 'import-batch', { blob: 'y'.repeat(8 * MiB) }),
+      messageOf(Sized, 'import-batch', { blob: 'z'.repeat(6 * MiB) }),
+    ]);
     await eventually(() => expect(received).toEqual([8 * MiB, 6 * MiB]));
   });
 
   it('reports the lag of a partition from its owner only, once a rebalance handed it over', async () => {
     const member = (b: MessageBus) => b.subscribe({ topic: Ordered, group: 'test.lag-owners', handle: () => Promise.resolve() });
     const lagPartitions = async (metrics: MetricsRegistry): Promise<string[]> =>
-      [...(await metricText(metrics, 'guidepost_bus_consumer_lag')).matchAll(/group="test\.lag-owners",partition="(\d+)"/g)].map((match) => match[1]).sort();
+      [...(await metricText(metrics, 'guidepost_bus_consumer_lag')).matchAll(/group="test\.lag-owners",partition="(\d+)"/g)]
+        .map((match) => match[1])
+        .sort();
     const first = await startBus(member);
     await eventually(() => first.readiness.check());
     await first.bus.publish(range(24).map((n) => messageOf(Ordered, `lag-${n}`, { n })));

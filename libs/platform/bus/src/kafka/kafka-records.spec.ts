@@ -11,13 +11,27 @@ import {
   toRecord,
 } from './kafka-records';
 
-const message = { id: 'm-1', topic: 'guidepost.test.thing-happened.v1', key: 'account-7', occurredAt: '2024-05-01T09:30:00.000Z', payload: { n: 1 } };
+const message = {
+  id: 'm-1',
+  topic: 'guidepost.test.thing-happened.v1',
+  key: 'account-7',
+  occurredAt: '2024-05-01T09:30:00.000Z',
+  payload: { n: 1 },
+};
 
 /** A record as kafkajs hands it to a consumer (keys, values and headers as buffers). */
 function received(fields: { key?: Buffer | null; value?: Buffer | null; headers?: Record<string, Buffer> } = {}): KafkaMessage {
   const record = toRecord(message);
   const headers = Object.fromEntries(Object.entries(record.headers ?? {}).map(([name, value]) => [name, Buffer.from(String(value))]));
-  return { key: Buffer.from(record.key), value: Buffer.from(record.value), headers, offset: '41', timestamp: '0', attributes: 0, ...fields };
+  return {
+    key: Buffer.from(record.key),
+    value: Buffer.from(record.value),
+    headers,
+    offset: '41',
+    timestamp: '0',
+    attributes: 0,
+    ...fields,
+  };
 }
 
 describe('Kafka records', () => {
@@ -67,8 +81,19 @@ describe('Kafka records', () => {
       offset: '41',
       failedAt,
     });
-    const broken = consumerDeadLetterOf(received({ key: null, value: Buffer.from('{"n":'), headers: {} }), where, { reason: 'not JSON', attempts: 0, failedAt });
-    expect(broken).toMatchObject({ messageId: undefined, key: undefined, payload: undefined, rawValue: '{"n":', headers: {}, occurredAt: undefined });
+    const broken = consumerDeadLetterOf(received({ key: null, value: Buffer.from('{"n":'), headers: {} }), where, {
+      reason: 'not JSON',
+      attempts: 0,
+      failedAt,
+    });
+    expect(broken).toMatchObject({
+      messageId: undefined,
+      key: undefined,
+      payload: undefined,
+      rawValue: '{"n":',
+      headers: {},
+      occurredAt: undefined,
+    });
   });
 
   it('dead-letters a record as it arrived, with where it came from and why it failed', () => {
@@ -93,7 +118,10 @@ describe('Kafka records', () => {
   it('splits a publish into requests under the size cap, in order, grouped by topic', () => {
     const of = (id: string, topic: string, size: number) => ({ ...message, id, topic, key: 'k', payload: 'x'.repeat(size - 3) });
     // Each message is 1 (key) + size (quoted JSON string) bytes.
-    const requests = produceRequestsOf([of('a', 't1', 40), of('b', 't2', 40), of('c', 't1', 40), of('d', 't1', 200), of('e', 't2', 10)], 100);
+    const requests = produceRequestsOf(
+      [of('a', 't1', 40), of('b', 't2', 40), of('c', 't1', 40), of('d', 't1', 200), of('e', 't2', 10)],
+      100,
+    );
     const shape = requests.map((request) => request.map(({ topic, messages }) => `${topic}:${messages.length}`));
     expect(shape).toEqual([['t1:1', 't2:1'], ['t1:1'], ['t1:1'], ['t2:1']]);
     expect(requests.flat().flatMap((entry) => entry.messages.map((m) => m.headers?.['message-id']))).toEqual(['a', 'b', 'c', 'd', 'e']);

@@ -21,14 +21,20 @@ describe('publish failures', () => {
   });
 
   it('marks an error that may pass later as transient, for the relay to retry however long it lasts', () => {
-    const unavailable = new KafkaJSNumberOfRetriesExceeded(protocolError('UNKNOWN_TOPIC_OR_PARTITION', true), { retryCount: 3, retryTime: 10 });
+    const unavailable = new KafkaJSNumberOfRetriesExceeded(protocolError('UNKNOWN_TOPIC_OR_PARTITION', true), {
+      retryCount: 3,
+      retryTime: 10,
+    });
     const failure = publishFailure(unavailable, ['t']);
     expect(failure).toBeInstanceOf(TransientPublishError);
     expect(failure).toMatchObject({ transient: true, cause: unavailable });
   });
 
   it('keeps a lost producer session transient (the bus starts a new session, and the relay retries)', () => {
-    const lost = new KafkaJSNumberOfRetriesExceeded(protocolError('OUT_OF_ORDER_SEQUENCE_NUMBER', false), { retryCount: 8, retryTime: 30_000 });
+    const lost = new KafkaJSNumberOfRetriesExceeded(protocolError('OUT_OF_ORDER_SEQUENCE_NUMBER', false), {
+      retryCount: 8,
+      retryTime: 30_000,
+    });
     expect(publishFailure(lost, ['t'])).toBeInstanceOf(TransientPublishError);
   });
 });

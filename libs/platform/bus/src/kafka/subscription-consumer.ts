@@ -47,7 +47,6 @@ interface KafkaRecord extends ReceivedRecord<BusMessage> {
   readonly raw: KafkaMessage;
 }
 
-
 /** Partitions a batch subscription's member handles at once (at most the partitions it was assigned). */
 const BATCH_PARTITIONS_CONCURRENTLY = 6;
 /**
@@ -142,7 +141,8 @@ export class SubscriptionConsumer {
    */
   private onJoin(partitions: number[]): void {
     this.joined = true;
-    if (this.crashed !== undefined) this.logger.log(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} consumes again after: ${this.crashed}`);
+    if (this.crashed !== undefined)
+      this.logger.log(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} consumes again after: ${this.crashed}`);
     this.crashed = undefined;
     this.rejoinDelayMs = FIRST_REJOIN_DELAY_MS;
     const sorted = [...partitions].sort((a, b) => a - b);
@@ -185,7 +185,9 @@ export class SubscriptionConsumer {
     if (this.rejoinTimer !== undefined) return;
     const delayMs = this.rejoinDelayMs;
     this.rejoinDelayMs = Math.min(delayMs * 2, MAX_REJOIN_DELAY_MS);
-    this.logger.error(`consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped: ${this.crashed}; a new consumer joins in ${delayMs} ms`);
+    this.logger.error(
+      `consumer group ${this.kafkaGroup} of ${this.kafkaTopic} stopped: ${this.crashed}; a new consumer joins in ${delayMs} ms`,
+    );
     this.rejoinTimer = setTimeout(() => void this.rejoin(), delayMs);
   }
 
@@ -273,8 +275,11 @@ export class SubscriptionConsumer {
           metrics.handlerFailures.inc({ ...this.labels, class: failureClass });
           if (retryInMs === undefined) return;
           metrics.waiting.set(this.labels, failureClass === 'transient' ? 1 : 0);
-          const which = failureClass === 'transient' ? `attempt ${attempt}, a dependency is unavailable` : `attempt ${attempt} of ${retry.attempts}`;
-          this.logger.warn(`${this.kafkaGroup} failed on ${what} of ${this.kafkaTopic} (${which}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+          const which =
+            failureClass === 'transient' ? `attempt ${attempt}, a dependency is unavailable` : `attempt ${attempt} of ${retry.attempts}`;
+          this.logger.warn(
+            `${this.kafkaGroup} failed on ${what} of ${this.kafkaTopic} (${which}), retrying in ${retryInMs} ms: ${reasonOf(error)}`,
+          );
         },
       });
       if (outcome.kind === 'done') metrics.consumed.inc(this.labels, messages.length);
@@ -321,7 +326,11 @@ export class SubscriptionConsumer {
    * failure) it waits, as a handler does, and commits nothing; a store that refuses the record for
    * good only costs the operator's view of it (the dead-letter topic still has it), so delivery goes on.
    */
-  private async recordDeadLetter(record: KafkaRecord, partition: number, failure: { reason: string; attempts: number; failedAt: Date }): Promise<void> {
+  private async recordDeadLetter(
+    record: KafkaRecord,
+    partition: number,
+    failure: { reason: string; attempts: number; failedAt: Date },
+  ): Promise<void> {
     const recorder = this.dependencies.recorder;
     if (!recorder) return;
     const deadLetter = consumerDeadLetterOf(record.raw, { ...this.labels, partition }, failure);
@@ -329,12 +338,17 @@ export class SubscriptionConsumer {
       stopping: this.stopping.signal,
       onFailure: (error, { attempt, retryInMs }) => {
         if (retryInMs === undefined) return;
-        this.logger.warn(`could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} (attempt ${attempt}), retrying in ${retryInMs} ms: ${reasonOf(error)}`);
+        this.logger.warn(
+          `could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} (attempt ${attempt}), retrying in ${retryInMs} ms: ${reasonOf(error)}`,
+        );
       },
     });
-    if (outcome.kind === 'abandoned') throw new Error(`stopped before the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} was recorded`);
+    if (outcome.kind === 'abandoned')
+      throw new Error(`stopped before the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset} was recorded`);
     if (outcome.kind === 'failed') {
-      this.logger.error(`could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset}; it is on the dead-letter topic only: ${outcome.reason}`);
+      this.logger.error(
+        `could not record the dead letter of ${this.kafkaTopic}[${partition}]@${record.offset}; it is on the dead-letter topic only: ${outcome.reason}`,
+      );
     }
   }
 

@@ -26,7 +26,9 @@ export function pendingMigrations(
     }
     const previous = migrations[index - 1];
     if (previous && previous.version >= migration.version) {
-      throw new Error(`${service} migrations are out of order: ${previous.version} "${previous.name}" comes before ${migration.version} "${migration.name}"`);
+      throw new Error(
+        `${service} migrations are out of order: ${previous.version} "${previous.name}" comes before ${migration.version} "${migration.name}"`,
+      );
     }
   });
   const newestApplied = Math.max(0, ...appliedVersions);

@@ -30,7 +30,9 @@ describe('guidepost_dead_letters_waiting', () => {
   it('keeps the last values of a schema it cannot read, and still answers the scrape', async () => {
     const registry = new MetricsRegistry();
     let down = false;
-    reportWaitingDeadLetters(registry, 'content', () => (down ? Promise.reject(new Error('connection refused')) : Promise.resolve([{ topic: 't', group: 'g', count: 3 }])));
+    reportWaitingDeadLetters(registry, 'content', () =>
+      down ? Promise.reject(new Error('connection refused')) : Promise.resolve([{ topic: 't', group: 'g', count: 3 }]),
+    );
     expect(await gaugeLines(registry)).toEqual(['guidepost_dead_letters_waiting{service="content",topic="t",group="g"} 3']);
     down = true;
     expect(await gaugeLines(registry)).toEqual(['guidepost_dead_letters_waiting{service="content",topic="t",group="g"} 3']);

@@ -63,7 +63,8 @@ export function listQueryOf(query: Readonly<Record<string, unknown>>): DeadLette
 
 /** Reads the body of a bulk replay: a JSON object with optional `topic` and `group` strings (no body reads as `{}`: all). */
 export function replayFilterOf(body: unknown): DeadLetterFilter {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) invalid('body: must be a JSON object such as {"topic": "...", "group": "..."}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    invalid('body: must be a JSON object such as {"topic": "...", "group": "..."}');
   const fields = body as Record<string, unknown>;
   for (const [name, value] of Object.entries(fields)) {
     if (!FILTER_FIELDS.has(name)) invalid(`${name}: unknown field (use topic, group)`);

@@ -73,7 +73,8 @@ export class DeadLetterStore {
     if (query.group !== undefined) conditions.push(`consumer_group = ${parameter(query.group)}`);
     if (query.status === 'waiting') conditions.push('replayed_at IS NULL');
     if (query.status === 'replayed') conditions.push('replayed_at IS NOT NULL');
-    if (query.after) conditions.push(`(failed_at, id) < (${parameter(query.after.failedAt)}::timestamptz, ${parameter(query.after.id)}::bigint)`);
+    if (query.after)
+      conditions.push(`(failed_at, id) < (${parameter(query.after.failedAt)}::timestamptz, ${parameter(query.after.id)}::bigint)`);
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const rows: SummaryRow[] = await this.dataSource.query(
       `SELECT ${SUMMARY_COLUMNS} FROM ${this.table()} ${where} ORDER BY failed_at DESC, id DESC LIMIT ${parameter(query.limit + 1)}`,
@@ -144,7 +145,9 @@ export class DeadLetterStore {
   private async replayRow(row: FullRow): Promise<void> {
     if (row.consumer_group === RELAY_GROUP) await this.replayThroughRelay(row);
     else await this.redeliverToGroup(row);
-    this.logger.log(`replayed dead letter ${row.id}: message ${row.message_id ?? '(no id)'} of ${row.topic}${row.consumer_group ? ` for ${row.consumer_group}` : ''}`);
+    this.logger.log(
+      `replayed dead letter ${row.id}: message ${row.message_id ?? '(no id)'} of ${row.topic}${row.consumer_group ? ` for ${row.consumer_group}` : ''}`,
+    );
   }
 
   /**
@@ -180,23 +183,34 @@ export class DeadLetterStore {
   private async redeliverToGroup(row: FullRow): Promise<void> {
     const why = notReplayable(row);
     if (why !== undefined) throw new DomainError('conflict', `dead letter ${row.id} cannot be replayed: ${why}`);
-    const message = { id: row.message_id!, topic: row.topic, key: row.message_key!, payload: row.payload, occurredAt: row.occurred_at!.toISOString() };
+    const message = {
+      id: row.message_id!,
+      topic: row.topic,
+      key: row.message_key!,
+      payload: row.payload,
+      occurredAt: row.occurred_at!.toISOString(),
+    };
     try {
       await this.bus.redeliver(message, row.consumer_group);
     } catch (error) {
       if (classifyFailure(error) === 'transient') {
-        throw new DomainError('unavailable', `dead letter ${row.id} could not be replayed now: ${reasonOf(error)}`, { cause: error, retryAfterSeconds: 5 });
+        throw new DomainError('unavailable', `dead letter ${row.id} could not be replayed now: ${reasonOf(error)}`, {
+          cause: error,
+          retryAfterSeconds: 5,
+        });
       }
       throw new DomainError('conflict', `dead letter ${row.id} was given up on again: ${reasonOf(error)}`, { cause: error });
     }
-    await this.dataSource.query(`UPDATE ${this.table()} SET replayed_at = now() WHERE id = $1 AND failed_at = $2::timestamptz AND replayed_at IS NULL`, [
-      row.id,
-      row.failed_at_exact,
-    ]);
+    await this.dataSource.query(
+      `UPDATE ${this.table()} SET replayed_at = now() WHERE id = $1 AND failed_at = $2::timestamptz AND replayed_at IS NULL`,
+      [row.id, row.failed_at_exact],
+    );
   }
 
   private async find(id: string): Promise<FullRow> {
-    const rows: FullRow[] = isDeadLetterId(id) ? await this.dataSource.query(`SELECT ${FULL_COLUMNS} FROM ${this.table()} WHERE id = $1`, [id]) : [];
+    const rows: FullRow[] = isDeadLetterId(id)
+      ? await this.dataSource.query(`SELECT ${FULL_COLUMNS} FROM ${this.table()} WHERE id = $1`, [id])
+      : [];
     if (rows.length === 0) throw notFound('Dead letter', id);
     return rows[0];
   }

@@ -30,7 +30,9 @@ export async function createDeadLetterTable(queryRunner: QueryRunner, schema: st
       CONSTRAINT dead_letters_once UNIQUE (topic, consumer_group, message_id)
     )`);
   await queryRunner.query(`CREATE INDEX dead_letters_newest ON "${schema}".dead_letters (failed_at DESC, id DESC)`);
-  await queryRunner.query(`CREATE INDEX dead_letters_waiting ON "${schema}".dead_letters (topic, consumer_group) WHERE replayed_at IS NULL`);
+  await queryRunner.query(
+    `CREATE INDEX dead_letters_waiting ON "${schema}".dead_letters (topic, consumer_group) WHERE replayed_at IS NULL`,
+  );
   await queryRunner.query(`
     INSERT INTO "${schema}".dead_letters (topic, consumer_group, message_id, message_key, payload, occurred_at, reason, attempts, failed_at)
     SELECT topic, '', id, key, payload, occurred_at, COALESCE(last_error, 'given up'), attempts, dead_at

@@ -80,7 +80,9 @@ function consumersModule(schema: string, groups: readonly string[], journal: Jou
           handle: async (message: ShippedMessage) => {
             this.journal.push(this.journal.runs, group, message.id);
             if (this.journal.refusing.has(group)) throw new PermanentFailure(`${group} refuses order ${message.payload.order}`);
-            await this.unitOfWork.runOnce(group, message.id, () => Promise.resolve(void this.journal.push(this.journal.work, group, message.id)));
+            await this.unitOfWork.runOnce(group, message.id, () =>
+              Promise.resolve(void this.journal.push(this.journal.work, group, message.id)),
+            );
           },
         };
         this.bus.subscribe(subscription);
@@ -140,7 +142,11 @@ describe('dead letters of a Kafka consumer group', () => {
       imports: [
         PlatformConfigModule.forRoot(config),
         TestMetricsModule,
-        KafkaBusModule.forRoot({ clientId: 'dead-letters-int-spec', topics: [Shipped], handlerRetry: { attempts: 2, firstDelayMs: 50, maxDelayMs: 100 } }),
+        KafkaBusModule.forRoot({
+          clientId: 'dead-letters-int-spec',
+          topics: [Shipped],
+          handlerRetry: { attempts: 2, firstDelayMs: 50, maxDelayMs: 100 },
+        }),
         DeadLetterRecorderModule.forService(schema),
         consumersModule(schema, ['test.first', 'test.second', 'test.third'], journal),
       ],
@@ -187,7 +193,9 @@ describe('dead letters of a Kafka consumer group', () => {
       replayable: true,
     });
     expect(await store.list({ limit: 10, group: 'test.first' })).toEqual({ dead_letters: [], next_cursor: null });
-    expect(await gaugeLines(app)).toEqual([`guidepost_dead_letters_waiting{service="${schema}",topic="${Shipped.name}",group="test.second"} 1`]);
+    expect(await gaugeLines(app)).toEqual([
+      `guidepost_dead_letters_waiting{service="${schema}",topic="${Shipped.name}",group="test.second"} 1`,
+    ]);
 
     journal.refusing.delete('test.second');
     expect(await store.replay(listed.id)).toMatchObject({ id: listed.id, status: 'replayed', replayed_at: expect.any(String) as string });
@@ -207,7 +215,9 @@ describe('dead letters of a Kafka consumer group', () => {
     expect(journal.of(journal.runs, 'test.third')).toEqual([id, after]);
     expect(journal.of(journal.runs, 'test.second')).toEqual([id, id, after]);
     expect(journal.of(journal.work, 'test.second')).toEqual([id, after]);
-    expect(await gaugeLines(app)).toEqual([`guidepost_dead_letters_waiting{service="${schema}",topic="${Shipped.name}",group="test.second"} 0`]);
+    expect(await gaugeLines(app)).toEqual([
+      `guidepost_dead_letters_waiting{service="${schema}",topic="${Shipped.name}",group="test.second"} 0`,
+    ]);
   });
 
   it('waits again when the group gives the replayed message up again', async () => {
@@ -293,7 +303,14 @@ describe('dead letters of an outbox relay', () => {
     expect(rest.next_cursor).toBeNull();
     const listed = [...page.dead_letters, ...rest.dead_letters];
     expect(listed.map((deadLetter) => deadLetter.message_id).sort()).toEqual([...ids].sort());
-    expect(listed[0]).toMatchObject({ source: 'relay', group: null, reason: `the broker refuses ${Shipped.name}`, attempts: 1, status: 'waiting', partition: null });
+    expect(listed[0]).toMatchObject({
+      source: 'relay',
+      group: null,
+      reason: `the broker refuses ${Shipped.name}`,
+      attempts: 1,
+      status: 'waiting',
+      partition: null,
+    });
     expect(await store.get(listed[0].id)).toMatchObject({ payload: { order: expect.any(String) as string }, replayable: true });
 
     bus.refused.delete(Shipped.name);
@@ -310,6 +327,8 @@ describe('dead letters of an outbox relay', () => {
 });
 
 function decodeNext(cursor: string | null): { failedAt: string; id: string } {
-  const [failedAt, id] = Buffer.from(cursor ?? '', 'base64url').toString('utf8').split('/');
+  const [failedAt, id] = Buffer.from(cursor ?? '', 'base64url')
+    .toString('utf8')
+    .split('/');
   return { failedAt, id };
 }

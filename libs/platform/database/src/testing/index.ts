@@ -1,1 +1,8 @@
-export { MEDIUM_POSTGRES_SUPERUSER_URL, MEDIUM_POSTGRES_URL, openFreshDatabase, openServiceDatabase, type FreshDatabase, type OpenServiceDatabase } from './medium-database';
+export {
+  MEDIUM_POSTGRES_SUPERUSER_URL,
+  MEDIUM_POSTGRES_URL,
+  openFreshDatabase,
+  openServiceDatabase,
+  type FreshDatabase,
+  type OpenServiceDatabase,
+} from './medium-database';

@@ -39,24 +39,33 @@ export class InternalCallerHooks {
     const credential = new InternalCredential(this.config.internalToken);
     const statements = new AccountStatements(this.config.internalToken);
     fastify.addHook('onRequest', (request, _reply, done) => {
-      if (!isProbe(request) && !credential.isPresentedBy(request.headers)) return done(new DomainError('unauthenticated', INTERNAL_CREDENTIAL_REQUIRED));
+      if (!isProbe(request) && !credential.isPresentedBy(request.headers))
+        return done(new DomainError('unauthenticated', INTERNAL_CREDENTIAL_REQUIRED));
       done(this.accountMismatch(request, statements));
     });
   }
 
   private accountMismatch(request: FastifyRequest, statements: AccountStatements): DomainError | undefined {
     const route = request.routeOptions.url ?? '';
-    if (route.startsWith(INTERNAL_ROUTE)) return request.headers[AUTHENTICATED_ACCOUNT_HEADER] === undefined ? undefined : this.refuse(request, 'the internal API, asked for by a client of the gateway');
+    if (route.startsWith(INTERNAL_ROUTE))
+      return request.headers[AUTHENTICATED_ACCOUNT_HEADER] === undefined
+        ? undefined
+        : this.refuse(request, 'the internal API, asked for by a client of the gateway');
     if (!route.startsWith(ACCOUNT_ROUTE)) return undefined;
     const stated = statements.statedAccount(request.headers);
     if (stated !== undefined && stated === accountParamOf(request)) return undefined;
-    return this.refuse(request, stated === undefined ? 'the gateway stated no authenticated account' : `the gateway authenticated account ${JSON.stringify(stated)}`);
+    return this.refuse(
+      request,
+      stated === undefined ? 'the gateway stated no authenticated account' : `the gateway authenticated account ${JSON.stringify(stated)}`,
+    );
   }
 
   /** A 403 as the gateway words it, and a warning for the operator: this is a routing bug or an attack. */
   private refuse(request: FastifyRequest, reason: string): DomainError {
     const accountId = accountParamOf(request);
-    this.logger.warn(`refused ${request.method} ${request.routeOptions.url} (request ${request.id}) for account ${JSON.stringify(accountId)}: ${reason}`);
+    this.logger.warn(
+      `refused ${request.method} ${request.routeOptions.url} (request ${request.id}) for account ${JSON.stringify(accountId)}: ${reason}`,
+    );
     return new DomainError('forbidden', `The API key does not grant access to account '${String(accountId)}'`);
   }
 }

@@ -5,7 +5,8 @@ import { type AppConfig, loadConfig, PlatformConfigModule } from '@guidepost/pla
 import { AccountStatements, configureHttpServer, fastifyAdapterOptions, InternalCallerHooks, PlatformHttpModule } from '../index';
 
 const TOKEN = 'internal-token-for-tests-0123456789abcdef';
-const REQUIRED = 'x-guidepost-internal-token: an internal credential is required; this service answers only the gateway and the other Guidepost services';
+const REQUIRED =
+  'x-guidepost-internal-token: an internal credential is required; this service answers only the gateway and the other Guidepost services';
 
 @Controller()
 class ServiceController {
@@ -76,7 +77,10 @@ describe('internal callers', () => {
     });
 
     it("lets the token holder through to an account's routes when it states that account", async () => {
-      const headers = { 'x-guidepost-internal-token': TOKEN, 'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state('acme') };
+      const headers = {
+        'x-guidepost-internal-token': TOKEN,
+        'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state('acme'),
+      };
       const response = await app.inject({ url: '/v2/accounts/acme/flows', headers });
       expect(response.statusCode).toBe(200);
     });
@@ -104,13 +108,20 @@ describe('internal callers', () => {
     });
 
     it('needs no statement on the internal API, whose callers are the services themselves', async () => {
-      const response = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs', headers: { 'x-guidepost-internal-token': TOKEN } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/internal/v1/accounts/acme/jobs',
+        headers: { 'x-guidepost-internal-token': TOKEN },
+      });
       expect(response.statusCode).toBe(201);
     });
 
     it('refuses the internal API to a request the gateway forwarded for a client (one stating an account), whichever account', async () => {
       for (const accountId of ['acme', 'globex']) {
-        const headers = { 'x-guidepost-internal-token': TOKEN, 'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state(accountId) };
+        const headers = {
+          'x-guidepost-internal-token': TOKEN,
+          'x-guidepost-authenticated-account': new AccountStatements(TOKEN).state(accountId),
+        };
         const response = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs', headers });
         expect(response.statusCode).toBe(403);
       }
@@ -124,18 +135,24 @@ describe('internal callers', () => {
     });
 
     it('refuses to install without a token', () => {
-      expect(() => new InternalCallerHooks(standalone).install(app.getHttpAdapter().getInstance())).toThrow('GUIDEPOST_INTERNAL_TOKEN is required');
+      expect(() => new InternalCallerHooks(standalone).install(app.getHttpAdapter().getInstance())).toThrow(
+        'GUIDEPOST_INTERNAL_TOKEN is required',
+      );
     });
   });
 
-  describe('the internal API in every shape (`installTokenRoutes`, with every host\'s conventions)', () => {
+  describe("the internal API in every shape (`installTokenRoutes`, with every host's conventions)", () => {
     it('requires the token when one is configured', async () => {
       const app = await serviceApp(distributed, false);
       try {
         const refused = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs' });
         expect(refused.statusCode).toBe(401);
         expect(refused.json()).toMatchObject({ detail: REQUIRED });
-        const admitted = await app.inject({ method: 'POST', url: '/internal/v1/accounts/acme/jobs', headers: { 'x-guidepost-internal-token': TOKEN } });
+        const admitted = await app.inject({
+          method: 'POST',
+          url: '/internal/v1/accounts/acme/jobs',
+          headers: { 'x-guidepost-internal-token': TOKEN },
+        });
         expect(admitted.statusCode).toBe(201);
       } finally {
         await app.close();

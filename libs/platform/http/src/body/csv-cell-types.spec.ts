@@ -88,7 +88,9 @@ describe('csvColumnsOf', () => {
   });
 
   it('names the line and the column of an unnamed column', () => {
-    expect(() => csvColumnsOf({ line: 3, cells: ['plan', ''] })).toThrow(expect.objectContaining({ detail: 'line 3: column 2 has no name' }));
+    expect(() => csvColumnsOf({ line: 3, cells: ['plan', ''] })).toThrow(
+      expect.objectContaining({ detail: 'line 3: column 2 has no name' }),
+    );
   });
 
   it('names a column given twice', () => {

@@ -5,7 +5,15 @@ import type { CsvRow } from './csv-rows';
  * Columns whose cells are always text, even when they read like a number or a boolean: identifiers
  * (`007` is an id, not 7), the event name, the timestamp and the context URL.
  */
-export const CSV_TEXT_COLUMNS: ReadonlySet<string> = new Set(['user_id', 'userId', 'group_id', 'groupId', 'name', 'timestamp', 'context.url']);
+export const CSV_TEXT_COLUMNS: ReadonlySet<string> = new Set([
+  'user_id',
+  'userId',
+  'group_id',
+  'groupId',
+  'name',
+  'timestamp',
+  'context.url',
+]);
 
 /** JSON number syntax: no leading zeros, no `+`, no bare `.5`, no hexadecimal, no `NaN`/`Infinity`. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;

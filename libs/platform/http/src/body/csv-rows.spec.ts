@@ -95,7 +95,7 @@ describe('csvRows', () => {
     ]);
   });
 
-  it('keeps rows of any width: checking them is the caller\'s business', async () => {
+  it("keeps rows of any width: checking them is the caller's business", async () => {
     expect(await rowsOf(streamOf('a\nb,c\n'))).toEqual([
       { line: 1, cells: ['a'] },
       { line: 2, cells: ['b', 'c'] },
@@ -150,7 +150,10 @@ describe('csvRows against generated documents', () => {
       const reading = (async () => {
         for await (const row of csvRows(streamOf(document.subarray(0, cut), document.subarray(cut)))) seen.push(row);
       })();
-      await expect(reading).rejects.toMatchObject({ code: 'invalid_request', detail: 'line 4: is not UTF-8 text (an invalid byte sequence)' });
+      await expect(reading).rejects.toMatchObject({
+        code: 'invalid_request',
+        detail: 'line 4: is not UTF-8 text (an invalid byte sequence)',
+      });
       expect(seen).toEqual([
         { line: 1, cells: ['plan', 'note'] },
         { line: 2, cells: ['pro', 'é'] },
@@ -166,7 +169,7 @@ describe('csvRows, tolerant', () => {
     return records;
   }
 
-  it('reports a row whose cell count differs from the header\'s in its place and goes on', async () => {
+  it("reports a row whose cell count differs from the header's in its place and goes on", async () => {
     expect(await recordsOf('id,name\n1,Ann\n2\n\n3,Bob,extra\n4,"Cy"\n')).toEqual([
       { line: 1, cells: ['id', 'name'] },
       { line: 2, cells: ['1', 'Ann'] },

@@ -133,7 +133,8 @@ function pathOf(levels: readonly Level[], key: string): string {
 function printableKey(key: string): string {
   const shown = key.length > MAX_SHOWN_KEY ? `${key.slice(0, MAX_SHOWN_KEY)}…` : key;
   if (textProblem(shown) === undefined) return shown;
-  return shown.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (character) =>
-    `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  return shown.replace(
+    /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }

@@ -66,7 +66,7 @@ export class MultipartReader {
       this.state = 'done';
       return undefined;
     }
-    const headerEnd = await this.find(HEADER_END, MAX_PART_HEADER_BYTES, 'a part\'s headers are not followed by an empty line');
+    const headerEnd = await this.find(HEADER_END, MAX_PART_HEADER_BYTES, "a part's headers are not followed by an empty line");
     const lineEnd = this.held.indexOf(CRLF);
     for (let at = 0; at < lineEnd; at += 1) {
       if (this.held[at] !== SPACE && this.held[at] !== TAB) throw malformed('a boundary is followed by text on its line');
@@ -145,7 +145,10 @@ export class MultipartReader {
   /** One more chunk into `held`; false at the end of the body. */
   private async read(): Promise<boolean> {
     const next = await this.chunks.next().catch((error: unknown) => {
-      throw new DomainError('invalid_request', `body: could not be read to its end (${error instanceof Error ? error.message : String(error)})`);
+      throw new DomainError(
+        'invalid_request',
+        `body: could not be read to its end (${error instanceof Error ? error.message : String(error)})`,
+      );
     });
     if (next.done) return false;
     const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
@@ -167,7 +170,10 @@ function malformed(problem: string): DomainError {
 export function boundaryOf(contentType: string | undefined): string {
   const boundary = contentType === undefined ? undefined : parametersOf(contentType).get('boundary');
   if (boundary === undefined || boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH) {
-    throw new DomainError('invalid_request', `Content-Type: a multipart body needs a boundary parameter of 1 to ${MAX_BOUNDARY_LENGTH} characters`);
+    throw new DomainError(
+      'invalid_request',
+      `Content-Type: a multipart body needs a boundary parameter of 1 to ${MAX_BOUNDARY_LENGTH} characters`,
+    );
   }
   return boundary;
 }

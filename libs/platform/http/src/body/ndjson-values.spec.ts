@@ -53,7 +53,10 @@ describe('ndjsonValues', () => {
       const reading = (async () => {
         for await (const value of ndjsonValues(streamOf(document.subarray(0, cut), document.subarray(cut)))) seen.push(value);
       })();
-      await expect(reading).rejects.toMatchObject({ code: 'invalid_request', detail: 'line 4: is not UTF-8 text (an invalid byte sequence)' });
+      await expect(reading).rejects.toMatchObject({
+        code: 'invalid_request',
+        detail: 'line 4: is not UTF-8 text (an invalid byte sequence)',
+      });
       expect(seen).toEqual([
         { line: 1, value: 'a' },
         { line: 2, value: 'é' },
@@ -70,7 +73,11 @@ describe('ndjsonValues', () => {
   it.each([
     ['a NUL character', '"ok"\n{"a":{"b":"x\\u0000"}}\n', 'line 2: a.b: contains a NUL character (\\u0000), which cannot be stored'],
     ['a lone surrogate', '"\\ud800"\n', 'line 1: contains a lone UTF-16 surrogate (\\ud800 to \\udfff), which is not a character'],
-    ['a number beyond a double', '{"n":[1,-1e400]}\n', 'line 1: n.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)'],
+    [
+      'a number beyond a double',
+      '{"n":[1,-1e400]}\n',
+      'line 1: n.1: is a number too large to store (beyond ±1.8e308; JSON would write it as null)',
+    ],
     ['nesting beyond 64 levels', `${'['.repeat(65)}${']'.repeat(65)}\n`, 'line 1: is nested more than 64 levels deep (arrays and objects)'],
   ])('refuses a line holding %s, naming the line and the path', async (_case, text, detail) => {
     await expect(valuesOf(streamOf(text))).rejects.toMatchObject({ code: 'invalid_request', detail });

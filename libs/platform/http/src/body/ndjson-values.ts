@@ -92,7 +92,14 @@ export class NdjsonParser implements RecordParser<NdjsonValue> {
   }
 }
 
-function parseLine(text: string, start: number, end: number, line: number, out: (NdjsonValue | RecordFailure)[], checksValues: boolean): void {
+function parseLine(
+  text: string,
+  start: number,
+  end: number,
+  line: number,
+  out: (NdjsonValue | RecordFailure)[],
+  checksValues: boolean,
+): void {
   if (end - start === 1 && text.charCodeAt(start) === CR) return;
   if (end - start > MAX_RECORD_CHARS) {
     out.push({ line, error: RECORD_TOO_LONG });

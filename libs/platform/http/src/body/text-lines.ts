@@ -76,7 +76,11 @@ const NOT_UTF8 = 'is not UTF-8 text (an invalid byte sequence)';
  * bytes; strict reading first parses the text before them (so the records before are handed out) and
  * then names the line they are on.
  */
-async function* parsedBatches<R extends object>(stream: Readable, parser: RecordParser<R>, tolerant: boolean): AsyncGenerator<(R | RecordFailure)[]> {
+async function* parsedBatches<R extends object>(
+  stream: Readable,
+  parser: RecordParser<R>,
+  tolerant: boolean,
+): AsyncGenerator<(R | RecordFailure)[]> {
   const utf8 = new Utf8Chunks();
   let offset = 0;
   for await (const chunk of chunksOf(stream)) {

@@ -50,9 +50,19 @@ describe('userIdsOf', () => {
   });
 
   it.each([
-    ['an NDJSON id that is too long', 'ndjson', `"a"\n"${'x'.repeat(ID_MAX_LENGTH + 1)}"\n`, /^line 2: must NOT have more than 255 characters$/],
+    [
+      'an NDJSON id that is too long',
+      'ndjson',
+      `"a"\n"${'x'.repeat(ID_MAX_LENGTH + 1)}"\n`,
+      /^line 2: must NOT have more than 255 characters$/,
+    ],
     ['an NDJSON id with NUL', 'ndjson', '"a"\n\n"b\\u0000"\n', /^line 3: contains a NUL character/],
-    ['a CSV id that is too long', 'csv', `user_id\na\n${'x'.repeat(ID_MAX_LENGTH + 1)}\n`, /^line 3: must NOT have more than 255 characters$/],
+    [
+      'a CSV id that is too long',
+      'csv',
+      `user_id\na\n${'x'.repeat(ID_MAX_LENGTH + 1)}\n`,
+      /^line 3: must NOT have more than 255 characters$/,
+    ],
   ] as const)('names the line of %s', async (_case, format, text, detail) => {
     await expect(idsOf(records(format, text))).rejects.toMatchObject({ code: 'invalid_request', detail: expect.stringMatching(detail) });
   });

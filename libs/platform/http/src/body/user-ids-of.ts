@@ -36,7 +36,8 @@ export async function* userIdsOf(body: InboundBody): AsyncGenerator<string> {
 
 async function* userIdsOfNdjson(stream: Readable): AsyncGenerator<string> {
   for await (const { line, value } of ndjsonValues(stream)) {
-    if (typeof value !== 'string') throw new DomainError('invalid_request', `line ${line}: must be a user id as a JSON string, e.g. "user-1"`);
+    if (typeof value !== 'string')
+      throw new DomainError('invalid_request', `line ${line}: must be a user id as a JSON string, e.g. "user-1"`);
     yield checkedIdentifier(`line ${line}`, value);
   }
 }

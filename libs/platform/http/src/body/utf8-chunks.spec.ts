@@ -82,11 +82,15 @@ describe('Utf8Chunks against a fatal TextDecoder', () => {
     const oddBytes = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90];
     const parts: Buffer[] = [];
     for (let count = 0; count < 12; count += 1) {
-      parts.push(random() < 0.85 ? Buffer.from(pieces[Math.floor(random() * pieces.length)]) : Buffer.from([oddBytes[Math.floor(random() * oddBytes.length)]]));
+      parts.push(
+        random() < 0.85
+          ? Buffer.from(pieces[Math.floor(random() * pieces.length)])
+          : Buffer.from([oddBytes[Math.floor(random() * oddBytes.length)]]),
+      );
     }
     const bytes = Buffer.concat(parts);
     const chunks: Buffer[] = [];
-    for (let start = 0; start < bytes.length; ) {
+    for (let start = 0; start < bytes.length;) {
       const end = Math.min(bytes.length, start + 1 + Math.floor(random() * 5));
       chunks.push(bytes.subarray(start, end));
       start = end;

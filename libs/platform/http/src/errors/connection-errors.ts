@@ -31,7 +31,10 @@ export function connectionErrorProblem(error: ConnectionError, limits: Connectio
       return problem(408, `the request (headers and body) did not arrive within ${describeDuration(limits.requestTimeoutMs)}`);
     case 'HPE_HEADER_OVERFLOW':
       if (requestLineOverflows(error.rawPacket, limits.maxHeaderBytes)) {
-        return problem(414, `the request line (method and URL) is longer than the ${describeSize(limits.maxHeaderBytes)} limit of the request head`);
+        return problem(
+          414,
+          `the request line (method and URL) is longer than the ${describeSize(limits.maxHeaderBytes)} limit of the request head`,
+        );
       }
       return problem(431, `the request line and headers exceed the ${describeSize(limits.maxHeaderBytes)} limit`);
     case 'HPE_INVALID_URL':

@@ -27,11 +27,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (problem.status >= 500) this.log(error, problem.status, request);
     if (reply.sent) return;
     settleUnreadBody(request.raw, reply);
-    void reply
-      .status(problem.status)
-      .headers(problem.headers)
-      .type('application/json; charset=utf-8')
-      .send(problem.body);
+    void reply.status(problem.status).headers(problem.headers).type('application/json; charset=utf-8').send(problem.body);
   }
 
   /**

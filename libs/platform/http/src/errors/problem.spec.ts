@@ -53,8 +53,16 @@ describe('problemOf', () => {
   it('answers the router\u2019s refusals without quoting the path', () => {
     const badUrl = problemOf(fastifyError('FST_ERR_BAD_URL', 400, "'/v2/accounts/%E0%A4%A/flows' is not a valid url component"), limits);
     expect(badUrl.body).toMatchObject({ status: 400, detail: expect.stringMatching(/^path: is not a valid URL/) });
-    const long = problemOf(fastifyError('FST_ERR_MAX_PARAM_LENGTH', 414, `'/v2/accounts/${'x'.repeat(2000)}' is exceeding the max param length`), limits);
-    expect(long.body).toEqual({ error: true, status: 414, title: 'URI Too Long', detail: 'path: a path segment (an id) is longer than 1024 characters' });
+    const long = problemOf(
+      fastifyError('FST_ERR_MAX_PARAM_LENGTH', 414, `'/v2/accounts/${'x'.repeat(2000)}' is exceeding the max param length`),
+      limits,
+    );
+    expect(long.body).toEqual({
+      error: true,
+      status: 414,
+      title: 'URI Too Long',
+      detail: 'path: a path segment (an id) is longer than 1024 characters',
+    });
     for (const answer of [badUrl, long]) expect(answer.body.detail).not.toContain('/v2/accounts');
   });
 

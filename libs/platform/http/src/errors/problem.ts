@@ -119,7 +119,10 @@ function fromFastifyError(error: FastifyLikeError, limits: SizeLimits): ProblemR
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return fromDomainError(payloadTooLarge('request body', limits.bodyLimitBytes));
     case 'FST_ERR_BAD_URL':
-      return problem(400, 'path: is not a valid URL (a % must start an escape of two hexadecimal digits, and the escapes must spell UTF-8 text)');
+      return problem(
+        400,
+        'path: is not a valid URL (a % must start an escape of two hexadecimal digits, and the escapes must spell UTF-8 text)',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return problem(414, `path: a path segment (an id) is longer than ${MAX_PATH_PARAMETER_CHARS} characters`);
     default:

@@ -36,6 +36,8 @@ describe('csvCell', () => {
   });
 
   it('writes null and undefined as empty cells, arrays and objects as JSON text, dates in ISO 8601', () => {
-    expect(csvRecord([null, undefined, true, 3, { k: [1] }, new Date(Date.UTC(2024, 4, 1))])).toBe(',,true,3,"{""k"":[1]}",2024-05-01T00:00:00.000Z');
+    expect(csvRecord([null, undefined, true, 3, { k: [1] }, new Date(Date.UTC(2024, 4, 1))])).toBe(
+      ',,true,3,"{""k"":[1]}",2024-05-01T00:00:00.000Z',
+    );
   });
 });

@@ -31,7 +31,10 @@ export class CsvResponseInterceptor implements NestInterceptor {
  * Says that the answer depends on `Accept`; when the request prefers `text/csv`, returns what turns
  * a handler's result into the CSV answer. Also used by direct routes (`direct-route.ts`).
  */
-export function csvRendererFor(request: FastifyRequest, reply: FastifyReply): ((body: unknown, options?: CsvRenderingOptions) => unknown) | undefined {
+export function csvRendererFor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): ((body: unknown, options?: CsvRenderingOptions) => unknown) | undefined {
   void reply.header('vary', 'Accept');
   if (!prefersCsv(request.headers.accept)) return undefined;
   return (body, options) => {

@@ -3,7 +3,12 @@ import { renderCsv } from './render-csv';
 
 describe('renderCsv', () => {
   it('renders a header line and one row per object, columns in first-seen order across rows', () => {
-    expect(renderCsv([{ id: 'a', name: 'A' }, { id: 'b', size: 3 }])).toBe('id,name,size\r\na,A,\r\nb,,3\r\n');
+    expect(
+      renderCsv([
+        { id: 'a', name: 'A' },
+        { id: 'b', size: 3 },
+      ]),
+    ).toBe('id,name,size\r\na,A,\r\nb,,3\r\n');
   });
 
   it('renders a single object as one row', () => {
@@ -37,10 +42,7 @@ describe('renderCsv', () => {
       { flatten: ['attributes'] },
     );
     expect(csv).toBe(
-      'name,attributes.alpha,attributes.beta,attributes.zeta,user_id\r\n' +
-        'click,x,,1,u1\r\n' +
-        'view,,[1],,u2\r\n' +
-        'bare,,,,u3\r\n',
+      'name,attributes.alpha,attributes.beta,attributes.zeta,user_id\r\n' + 'click,x,,1,u1\r\n' + 'view,,[1],,u2\r\n' + 'bare,,,,u3\r\n',
     );
   });
 

@@ -1,7 +1,6 @@
 /** A request path as every host reads it: its segments percent-decoded, or why it has no one reading. */
 export type PathReading =
-  | { readonly segments: readonly string[]; readonly problem?: undefined }
-  | { readonly segments?: undefined; readonly problem: string };
+  { readonly segments: readonly string[]; readonly problem?: undefined } | { readonly segments?: undefined; readonly problem: string };
 
 /** Characters a path may not hold as they are (see `readPath`). */
 const STRAY_CHARACTER = /[\\#]|[^\x21-\x7e]/;
@@ -26,7 +25,8 @@ export function readPath(path: string): PathReading {
   if (path === '/') return { segments: [] };
   if (!path.startsWith('/')) return { problem: "path: must begin with '/'" };
   const stray = STRAY_CHARACTER.exec(path)?.[0];
-  if (stray !== undefined) return { problem: `path: holds ${STRAY_CHARACTER_NAMES[stray] ?? 'a character outside printable ASCII'}; percent-encode it` };
+  if (stray !== undefined)
+    return { problem: `path: holds ${STRAY_CHARACTER_NAMES[stray] ?? 'a character outside printable ASCII'}; percent-encode it` };
   const raw = path.slice(1).split('/');
   const segments: string[] = [];
   for (const [index, spelled] of raw.entries()) {

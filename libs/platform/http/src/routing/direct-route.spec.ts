@@ -10,7 +10,10 @@ import { directRoutesOf, serveDirectRoute, ServesDirectly } from './direct-route
 
 const config = loadConfig({ GUIDEPOST_BODY_LIMIT_BYTES: '4096' });
 
-const NoteSchema = Type.Object({ text: Type.String({ minLength: 1 }), tags: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false });
+const NoteSchema = Type.Object(
+  { text: Type.String({ minLength: 1 }), tags: Type.Optional(Type.Array(Type.String())) },
+  { additionalProperties: false },
+);
 type Note = Static<typeof NoteSchema>;
 
 /** The same handler behind both routes; `fail` makes it throw as a service would. */
@@ -70,16 +73,26 @@ async function answerTo(url: string, init: RequestInit): Promise<Answer> {
 
 const REQUESTS: Record<string, { path?: string; init: RequestInit }> = {
   valid: { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hi","tags":["a","b"]}' } },
-  'as CSV': { init: { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/csv' }, body: '{"text":"hi","tags":["a"]}' } },
+  'as CSV': {
+    init: { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/csv' }, body: '{"text":"hi","tags":["a"]}' },
+  },
   'a field at fault': { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":""}' } },
   'an unknown field': { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"a","x":1}' } },
   'no body': { init: { method: 'POST' } },
   'broken JSON': { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":' } },
   'NDJSON instead of JSON': { init: { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: '{"text":"a"}\n' } },
-  'a user id at fault': { path: 'users/%00x/notes', init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"a"}' } },
-  'a user id too long': { path: `users/${'u'.repeat(300)}/notes`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' } },
+  'a user id at fault': {
+    path: 'users/%00x/notes',
+    init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"a"}' },
+  },
+  'a user id too long': {
+    path: `users/${'u'.repeat(300)}/notes`,
+    init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+  },
   'a failing handler': { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"fail"}' } },
-  'a body over the limit': { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"text":"${'a'.repeat(5000)}"}` } },
+  'a body over the limit': {
+    init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"text":"${'a'.repeat(5000)}"}` },
+  },
 };
 
 describe('direct routes', () => {
@@ -87,7 +100,10 @@ describe('direct routes', () => {
   let base: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create<NestFastifyApplication>(NotesModule, new FastifyAdapter(fastifyAdapterOptions(config)), { bodyParser: false, logger: false });
+    app = await NestFactory.create<NestFastifyApplication>(NotesModule, new FastifyAdapter(fastifyAdapterOptions(config)), {
+      bodyParser: false,
+      logger: false,
+    });
     await configureHttpServer(app, config);
     await app.init();
     await app.listen(0, '127.0.0.1');
@@ -103,7 +119,7 @@ describe('direct routes', () => {
     expect(direct).toEqual(nest);
   });
 
-  it('answer with the handler\'s result and the success status', async () => {
+  it("answer with the handler's result and the success status", async () => {
     const answer = await answerTo(`${base}/direct/acme/users/u1/notes`, REQUESTS['valid'].init);
     expect(answer).toMatchObject({ status: 200, body: '{"account":"acme","user":"u1","text":"hi"}' });
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', vary: 'Accept' });

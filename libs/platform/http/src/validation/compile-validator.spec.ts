@@ -43,12 +43,15 @@ describe('compileValidator', () => {
     expect(detailOf(value)).toBe(detail);
   });
 
-  it('names what is wrong inside the one branch of a union that has the value\'s type, and the union otherwise', () => {
+  it("names what is wrong inside the one branch of a union that has the value's type, and the union otherwise", () => {
     const Addresses = Type.Object({
       email: Type.Union([Type.String({ format: 'email' }), Type.Array(Type.String({ format: 'email' }), { maxItems: 2 })]),
     });
     const failureOf = (email: unknown) => compileCheck(Addresses)({ email });
-    expect(failureOf(['a@x.test', 'b@x.test', 'c@x.test'])).toEqual({ ok: false, failure: { field: 'email', reason: 'must NOT have more than 2 items' } });
+    expect(failureOf(['a@x.test', 'b@x.test', 'c@x.test'])).toEqual({
+      ok: false,
+      failure: { field: 'email', reason: 'must NOT have more than 2 items' },
+    });
     expect(failureOf(['a@x.test', 'nope'])).toEqual({ ok: false, failure: { field: 'email.1', reason: 'must match format "email"' } });
     expect(failureOf('nope')).toEqual({ ok: false, failure: { field: 'email', reason: 'must match format "email"' } });
     expect(failureOf(3)).toEqual({ ok: false, failure: { field: 'email', reason: 'does not match any of the allowed forms' } });

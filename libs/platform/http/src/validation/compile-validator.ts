@@ -71,7 +71,7 @@ function failureOf(errors: readonly ErrorObject[]): FieldFailure {
     case 'additionalProperties':
       return { field: join(path, String(error.params['additionalProperty'])), reason: 'is not a known field' };
     case 'minLength':
-      return { field, reason: error.params['limit'] === 1 ? 'must not be empty' : error.message ?? 'is too short' };
+      return { field, reason: error.params['limit'] === 1 ? 'must not be empty' : (error.message ?? 'is too short') };
     case 'enum':
       return { field, reason: `must be one of ${listOf(error.params['allowedValues'])}` };
     case 'anyOf':
@@ -95,7 +95,9 @@ function errorsOfTheBranchOfItsType(errors: readonly ErrorObject[], union: Error
     const branch = error.schemaPath.slice(prefix.length).split('/', 1)[0];
     branches.set(branch, [...(branches.get(branch) ?? []), error]);
   }
-  const ofItsType = [...branches.values()].filter((failures) => !failures.some((failure) => failure.keyword === 'type' && failure.instancePath === union.instancePath));
+  const ofItsType = [...branches.values()].filter(
+    (failures) => !failures.some((failure) => failure.keyword === 'type' && failure.instancePath === union.instancePath),
+  );
   return ofItsType.length === 1 ? ofItsType[0] : undefined;
 }
 

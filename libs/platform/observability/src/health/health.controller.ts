@@ -49,9 +49,11 @@ export class HealthController {
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
     const pings = [
-      ...this.dataSources
-        .all()
-        .map(({ name, dataSource }) => () => this.typeOrm.pingCheck(name, { connection: dataSource, timeout: PING_TIMEOUT_MS })),
+      ...this.dataSources.all().map(
+        ({ name, dataSource }) =>
+          () =>
+            this.typeOrm.pingCheck(name, { connection: dataSource, timeout: PING_TIMEOUT_MS }),
+      ),
       ...this.probes.all().map((probe) => () => this.probe(probe)),
     ];
     try {

@@ -8,14 +8,7 @@ import type { AppConfig } from '@guidepost/platform-config';
  * Credentials never reach the log: the Authorization header (Basic key:secret or the admin bearer
  * token) and any field named `secret` up to three levels deep (API key records, signing secrets).
  */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'secret',
-  '*.secret',
-  '*.*.secret',
-  '*.*.*.secret',
-];
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'secret', '*.secret', '*.*.secret', '*.*.*.secret'];
 
 /** The id of the request being handled, for every line logged meanwhile (`requestIdMixin`). */
 const requestIds = new AsyncLocalStorage<string>();

@@ -23,10 +23,15 @@ function documentedJson(): unknown[] {
 describe('analytics examples', () => {
   const validate = addFormats(new Ajv({ strict: false })).compile(AnalyticsQuerySchema);
 
-  it.each(Object.entries(ANALYTICS_QUERY_EXAMPLES))('%s is a valid spec, shown on the request body and in docs/analytics.md', (name, example) => {
-    expect({ valid: validate(example.value), errors: validate.errors }).toEqual({ valid: true, errors: null });
-    const body = analyticsPaths()['/v2/accounts/{account_id}/analytics/query']?.post?.['requestBody'] as { content: Record<string, { examples: object }> };
-    expect(body.content['application/json']?.examples).toHaveProperty(name, example);
-    expect(documentedJson()).toContainEqual(example.value);
-  });
+  it.each(Object.entries(ANALYTICS_QUERY_EXAMPLES))(
+    '%s is a valid spec, shown on the request body and in docs/analytics.md',
+    (name, example) => {
+      expect({ valid: validate(example.value), errors: validate.errors }).toEqual({ valid: true, errors: null });
+      const body = analyticsPaths()['/v2/accounts/{account_id}/analytics/query']?.post?.['requestBody'] as {
+        content: Record<string, { examples: object }>;
+      };
+      expect(body.content['application/json']?.examples).toHaveProperty(name, example);
+      expect(documentedJson()).toContainEqual(example.value);
+    },
+  );
 });

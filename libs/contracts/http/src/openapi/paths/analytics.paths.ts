@@ -5,7 +5,16 @@ import {
   AnalyticsQuerySchema,
   AnalyticsRowSchema,
 } from '../../schemas/analytics.schema';
-import { ACCOUNT_PATH, asyncAcknowledgementResponse, JSON_TYPE, listResponse, objectResponse, operation, type PathItems, problem } from '../openapi-builders';
+import {
+  ACCOUNT_PATH,
+  asyncAcknowledgementResponse,
+  JSON_TYPE,
+  listResponse,
+  objectResponse,
+  operation,
+  type PathItems,
+  problem,
+} from '../openapi-builders';
 import { ref, type JsonObject } from '../schema-components';
 
 /** Analytics queries over the account's events and their exports (owned by the ingestion service). */
@@ -13,7 +22,9 @@ import { ref, type JsonObject } from '../schema-components';
 const integerHeader = (description: string): JsonObject => ({ description, schema: { type: 'integer', minimum: 0 } });
 
 const CONCURRENCY_HEADERS: JsonObject = {
-  [ANALYTICS_HEADERS.concurrencyLimit]: integerHeader('Analytics queries the account may run at once (`GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES`, 2 by default)'),
+  [ANALYTICS_HEADERS.concurrencyLimit]: integerHeader(
+    'Analytics queries the account may run at once (`GUIDEPOST_ANALYTICS_CONCURRENT_QUERIES`, 2 by default)',
+  ),
   [ANALYTICS_HEADERS.concurrencyUsed]: integerHeader("The account's analytics queries running, this one included"),
 };
 
@@ -131,7 +142,13 @@ function rowsResponse(): JsonObject {
               { flow_id: 'onboarding', name: 'appcues:flow_completed', events: 877, users: 850 },
             ],
           },
-          dailyActiveUsers: { summary: 'Rows of daily active users', value: [{ day: '2026-11-01', users: 312 }, { day: '2026-11-02', users: 298 }] },
+          dailyActiveUsers: {
+            summary: 'Rows of daily active users',
+            value: [
+              { day: '2026-11-01', users: 312 },
+              { day: '2026-11-02', users: 298 },
+            ],
+          },
         },
       },
     },

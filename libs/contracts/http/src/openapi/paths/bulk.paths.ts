@@ -57,7 +57,10 @@ function importOperation(operationId: string, what: string, rows: string, schema
     tag: 'Import',
     summary: `Import ${what}`,
     description: `${rows}\n\n${IMPORT_FORMATS}\n\n${IMPORT_OUTCOME}`,
-    requestBody: recordsBody(schema, `The ${what}: newline-delimited JSON, CSV with a header line, or an uploaded file of either (not JSON: 415).`),
+    requestBody: recordsBody(
+      schema,
+      `The ${what}: newline-delimited JSON, CSV with a header line, or an uploaded file of either (not JSON: 415).`,
+    ),
     responses: { 202: asyncAcknowledgementResponse('Accepted; the upload is stored durably and imported offline.') },
     errors: [400, 413, 415],
   });
@@ -84,7 +87,11 @@ function importFailuresResponse() {
     content: {
       'application/json': { schema: { type: 'array', items: IMPORT_FAILURE } },
       'text/csv': {
-        schema: { type: 'string', description: 'CSV (with `Accept: text/csv`): header line `line,field,reason`, then one row per failure; a null field is an empty cell.' },
+        schema: {
+          type: 'string',
+          description:
+            'CSV (with `Accept: text/csv`): header line `line,field,reason`, then one row per failure; a null field is an empty cell.',
+        },
       },
     },
   };
@@ -146,8 +153,8 @@ export function bulkPaths(): PathItems {
           `takes) and conditions over their limits (${MAX_CONDITIONS} conditions, conjunctions nested ${MAX_CONDITION_DEPTH} ` +
           `deep, ${MAX_CONDITION_VALUES} compared values, ${MAX_CONDITIONS_TEXT_LENGTH} characters of field names and ` +
           'values) or holding text no store keeps (NUL, a lone UTF-16 surrogate). What is accepted can be run. ' +
-          'When done, the job\'s `Completed` event carries `signed_s3_url` (the download link, valid one week), ' +
-          '`expires_at` (ISO 8601 end of the link\'s validity), `rows` (events exported), `format` and `runtime_ms`, and the ' +
+          "When done, the job's `Completed` event carries `signed_s3_url` (the download link, valid one week), " +
+          "`expires_at` (ISO 8601 end of the link's validity), `rows` (events exported), `format` and `runtime_ms`, and the " +
           'link is mailed to every address of `email`. An export that cannot be written (after retries) ends the job with ' +
           'a `Failed` event whose `reason` says why.',
         requestBody: jsonBody(EventExportRequestSchema, 'What to export (JSON only)'),
@@ -172,7 +179,7 @@ export function bulkPaths(): PathItems {
         description:
           'Every row an import (profiles, groups, events) refused, in line order, with its line, the field at fault and ' +
           'the reason: fix those rows and send them again. Complete once the job is finished; while it runs, the failures ' +
-          "of the rows read so far. A job of the account that is not an import has none (`[]`); a job the account does " +
+          'of the rows read so far. A job of the account that is not an import has none (`[]`); a job the account does ' +
           'not have is 404. The `Completed` event of the job lists the first 100 and links here (`failures_url`).',
         pathParameters: ['job_id'],
         responses: { 200: importFailuresResponse() },

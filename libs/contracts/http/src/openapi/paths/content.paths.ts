@@ -38,7 +38,14 @@ interface PublishableKind {
 /** An experience kind of `EXPERIENCE_KINDS` as a publishable kind of the document. */
 function experienceKind(kind: ExperienceKindDefinition): PublishableKind {
   const [singular, plural] = operationStemsOf(kind);
-  return { collection: kind.collection, parameter: kind.parameter as PathParameterName, singular, plural, tag: tagOf(kind), nouns: kind.nouns };
+  return {
+    collection: kind.collection,
+    parameter: kind.parameter as PathParameterName,
+    singular,
+    plural,
+    tag: tagOf(kind),
+    nouns: kind.nouns,
+  };
 }
 
 function publishablePaths(kind: PublishableKind, schema: TSchema): PathItems {
@@ -111,7 +118,9 @@ export function contentPaths(): PathItems {
       }),
     },
     ...Object.fromEntries(
-      EXPERIENCE_KINDS.flatMap((kind) => Object.entries(publishablePaths(experienceKind(kind), EXPERIENCE_RECORD_SCHEMAS.get(kind.collection)!))),
+      EXPERIENCE_KINDS.flatMap((kind) =>
+        Object.entries(publishablePaths(experienceKind(kind), EXPERIENCE_RECORD_SCHEMAS.get(kind.collection)!)),
+      ),
     ),
     [`${ACCOUNT_PATH}/ingestion_filtering_rules`]: {
       get: operation({

@@ -62,7 +62,7 @@ function profileBody(schema: TSchema, what: string): JsonObject {
 
 const PROFILE_MERGE =
   'Every property of the body is set to its value (nested objects and arrays are replaced whole); the other properties of ' +
-  'the profile are kept, and a profile that does not exist yet is created. Properties that the account\'s ingestion ' +
+  "the profile are kept, and a profile that does not exist yet is created. Properties that the account's ingestion " +
   'filtering rules drop are not stored (they are counted, not lost without a trace). The update is committed before the ' +
   'answer, so it is usable for targeting and personalization at once. A body that is not a JSON object, or CSV that is ' +
   'not one header line plus one row, is answered with 400 naming the body or the line; so is an update of more than ' +
@@ -169,13 +169,13 @@ export function peoplePaths(schemas: SchemaComponents): PathItems {
         tag: 'Users',
         summary: 'Track an event',
         description:
-          'Records one event of the user. Answered 200 once the event is durable (standalone: committed to the service\'s ' +
+          "Records one event of the user. Answered 200 once the event is durable (standalone: committed to the service's " +
           'outbox; distributed: acknowledged by every in-sync replica of the Kafka topic, else 503 with `Retry-After` within ' +
           'about 5 s), from where it reaches the event store; usable for targeting and personalization at once and in event history within ' +
           'seconds (insights and charts take several minutes). `timestamp` needs seconds and `Z` or an offset ' +
           '(`2024-05-01T05:30:00-04:00`) and must fall in the years 1900 to 2299 (the range the event store holds); it is ' +
           'stored as that instant. Text no store keeps (NUL, a lone UTF-16 surrogate) in the name, `group_id`, ' +
-          '`context.url` or the attributes is refused too. An event whose name the account\'s ingestion ' +
+          "`context.url` or the attributes is refused too. An event whose name the account's ingestion " +
           'filtering rules drop is also answered 200: it is counted, not stored. Each invalid field is answered with 400 ' +
           'naming it; a 500 means the event was not recorded and the request may be retried.',
         pathParameters: ['user_id'],

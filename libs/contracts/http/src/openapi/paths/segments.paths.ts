@@ -24,8 +24,7 @@ const SEGMENT = `${SEGMENTS}/{segment_id}`;
 const TAG = 'Segments';
 const JSON_ONLY = 'JSON only (other content types get 415).';
 const MEMBERSHIP_NOTE =
-  'Repeating an id, or the whole request, is harmless. Changes can take a few minutes to take effect; `job_url` reports ' +
-  'their status.';
+  'Repeating an id, or the whole request, is harmless. Changes can take a few minutes to take effect; `job_url` reports ' + 'their status.';
 
 export function segmentPaths(): PathItems {
   return {
