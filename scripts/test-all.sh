@@ -3,6 +3,12 @@
 # stage took. Stages of a group run side by side, each writing its own log (printed whole, in order,
 # once the group is done; a stage alone in its group prints as it goes); the groups run one after
 # another and the first failing group stops the run.
+#
+# Meanwhile, at the lowest CPU priority, the tools the later stages install on first use are installed
+# (WARM_UPS: the servers, the Kubernetes binaries, podman and the base image): on a cold cache they
+# take about half an hour of builds, which then use the time the earlier stages leave the CPU idle
+# instead of adding to the run. Each install holds its own lock, so a stage that needs a tool still
+# being built waits for it; one that failed here is tried again, and reported, by its stage.
 # What each stage proves: README, "Run all the tests".
 #
 # Usage: scripts/test-all.sh [STAGE ...]   (all when none named; `--list` prints them)
@@ -25,6 +31,13 @@ readonly STAGE_GROUPS=(
   "test:cluster"
 )
 
+# What the later stages install into ~/.cache/guidepost on first use; a no-op on a warm cache.
+readonly WARM_UPS=(
+  "scripts/infra/install.sh kafka minio postgres"
+  "scripts/images/install-tools.sh"
+  "scripts/cluster/install.sh"
+)
+
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/guidepost-test.XXXXXX")
 readonly RUN_DIR
 STARTED=$SECONDS
@@ -37,6 +50,9 @@ report() {
   printf '\n== stage durations\n' >&2
   printf '%s\n' "${REPORT[@]}" >&2
   printf '%-22s %6d s\n' "all" "$((SECONDS - STARTED))" >&2
+  [[ -s $RUN_DIR/warm-up.log ]] && printf '\n== warm-up (installs run beside the stages)\n%s\n' "$(cat "$RUN_DIR/warm-up.log")" >&2
+  # A run that ended early leaves no install running (one a later run needs waits on its lock anyway).
+  if [[ -n ${WARM_UP_PID:-} ]]; then pkill -TERM -P "$WARM_UP_PID" 2>/dev/null || true; kill "$WARM_UP_PID" 2>/dev/null || true; fi
   rm -rf "$RUN_DIR"
   exit "$status"
 }
@@ -88,10 +104,27 @@ chosen_in() {
   done
 }
 
+# Runs WARM_UPS one after the other at the lowest priority, noting how long each took; never fails the run.
+warm_up() {
+  local command started status
+  for command in "${WARM_UPS[@]}"; do
+    started=$SECONDS
+    status=0
+    # shellcheck disable=SC2086 # a command and its arguments
+    nice -n 19 $command >"$RUN_DIR/warm-up.out" 2>&1 || status=$?
+    printf '%-45s %6d s  %s\n' "$command" "$((SECONDS - started))" "$( ((status == 0)) && echo done || echo "failed (exit $status), left to its stage: $(tail -n 3 "$RUN_DIR/warm-up.out" | tr '\n' ' ')")" >>"$RUN_DIR/warm-up.log"
+  done
+}
+
 main() {
   if [[ ${1:-} == --list ]]; then
     printf '%s\n' "${STAGE_GROUPS[@]}"
     return
+  fi
+  # Only for a whole run: a chosen stage or two should not start half an hour of builds.
+  if (($# == 0)); then
+    warm_up &
+    WARM_UP_PID=$!
   fi
   local group chosen
   for group in "${STAGE_GROUPS[@]}"; do
