@@ -45,8 +45,8 @@ install_chromium() {
   local install_log=$CACHE_DIR/chromium-install.log
   log "installing the Debian package chromium with apt-get (log: $install_log)"
   {
-    as_root apt-get update &&
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends chromium
+    as_root apt-get -o DPkg::Lock::Timeout=600 update &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install --yes --no-install-recommends chromium
   } >>"$install_log" 2>&1 || {
     log "last lines of $install_log:"
     tail -n 30 "$install_log" >&2
