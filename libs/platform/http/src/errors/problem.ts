@@ -55,11 +55,14 @@ export function problemOf(error: unknown, limits: SizeLimits): ProblemResponse {
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /**
- * A database, store or service this request needs is down or restarting: the request changed nothing
- * (a unit of work commits whole or not at all), so the client may send it again after `Retry-After`.
+ * A database, store or service this request needs is down, restarting or not answering: the client
+ * may send the request again after `Retry-After`. A unit of work commits whole or not at all, but a
+ * store that stopped answering (frozen) may still carry out what it was sent once it answers again, so
+ * the answer promises nothing either way; a retry with the same `Idempotency-Key` never acts twice.
  */
 function dependencyUnavailable(): ProblemResponse {
-  const detail = 'A service this request needs is temporarily unavailable; nothing was changed. Retry after the time in Retry-After.';
+  const detail =
+    'A service this request needs is temporarily unavailable. Retry after the time in Retry-After; with the same Idempotency-Key, a retry never acts twice.';
   return { ...problem(503, detail), headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) } };
 }
 
