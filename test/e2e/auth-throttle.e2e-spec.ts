@@ -88,8 +88,13 @@ it("throttles a key failed from many addresses, but not for an address that used
 it('throttles the admin token alike, sparing the address the admin API is used from', async () => {
   const { adminUrl, adminToken } = server();
   const accounts = `${adminUrl}/admin/v1/accounts`;
-  for (let attempt = 0; attempt < FAILURES; attempt += 1) await expectProblem(await from('127.0.0.4', accounts, 'Bearer wrong-token'), 401);
-  await expectThrottled(await from('127.0.0.4', accounts, `Bearer ${adminToken}`), /from this client address/);
+  // Wrong tokens other specs sent (from 127.0.0.1) count against the admin token too, so the throttle may
+  // come before this address's tenth failure: every answer is a 401 until the 429.
+  const statuses: number[] = [];
+  while (statuses.length < FAILURES && statuses.at(-1) !== 429)
+    statuses.push((await from('127.0.0.4', accounts, 'Bearer wrong-token')).status);
+  expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+  await expectThrottled(await from('127.0.0.4', accounts, `Bearer ${adminToken}`), /from this client address|with this admin token/);
   await expectThrottled(await from('127.0.0.5', accounts, `Bearer ${adminToken}`), /with this admin token/);
   await expectJson(await fetch(accounts, { headers: { authorization: `Bearer ${adminToken}` } }), 200);
 });
