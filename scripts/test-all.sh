@@ -18,14 +18,16 @@ LOG_TAG=test
 source "$(dirname "$0")/lib/common.sh"
 cd "$(dirname "$0")/.."
 
-# Each group on one line, its stages separated by spaces; a stage is an npm script.
+# Each group on one line, its stages separated by spaces; a stage is an npm script. Side by side go
+# stages that share no server and leave each other CPU: the standalone shape's end-to-end suite (its own
+# embedded stores) beside the distributed tests (the servers of scripts/infra), whose fault specs spend
+# most of their time waiting out outages and freezes. The containers, images and cluster stages share
+# podman and the service image, so they go one at a time.
 readonly STAGE_GROUPS=(
   "test:unit test:chart test:alerts"
   "test:medium"
-  "test:e2e"
-  "test:docs"
-  "test:distributed"
-  "test:dashboards"
+  "test:e2e test:distributed"
+  "test:docs test:dashboards"
   "test:containers"
   "test:images"
   "test:cluster"
