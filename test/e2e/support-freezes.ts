@@ -128,13 +128,18 @@ export function feltTheFreeze(outcome: Outcome, frozenAt: number, thawedAt: numb
   return askedAt >= frozenAt + 2_000 && askedAt < thawedAt && (outcome.status >= 500 || outcome.ms > 1_000);
 }
 
-/** The names of the requests that were not answered with a success again within `RECOVERY_BOUND_MS` of `thawedAt`. */
+/**
+ * The names of the requests that were not served again within `RECOVERY_BOUND_MS` of `thawedAt`:
+ * answered with a success, or with a 429 with `Retry-After` (the account's imports in progress, held up
+ * by the freeze, may fill its limit for a while after it; the service answers, it is the account's
+ * business), but no longer with a 503.
+ */
 export function notServedAgain(outcomes: readonly Outcome[], thawedAt: number): string[] {
-  const served = new Set(
-    outcomes
-      .filter(({ status, at }) => at >= thawedAt && at <= thawedAt + RECOVERY_BOUND_MS && status >= 200 && status < 300)
-      .map(({ name }) => name),
-  );
+  const servedAgain = (outcome: Outcome): boolean =>
+    outcome.at >= thawedAt &&
+    outcome.at <= thawedAt + RECOVERY_BOUND_MS &&
+    ((outcome.status >= 200 && outcome.status < 300) || (outcome.status === 429 && outcome.retryAfter != null));
+  const served = new Set(outcomes.filter(servedAgain).map(({ name }) => name));
   return SERVED_AGAIN.filter((name) => !served.has(name));
 }
 
