@@ -115,7 +115,8 @@ describe('routing errors', () => {
  * that waits for the body before judging the request).
  */
 function statusBeforeBody(method: string, path: string, waitMs = 5_000): Promise<number | null> {
-  const { hostname, port } = new URL(server().baseUrl);
+  // The admin API where it is served (its own port behind the chart's admin Service), the rest at the base URL.
+  const { hostname, port } = new URL(path.startsWith('/admin/') ? server().adminUrl : server().baseUrl);
   const head = `${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}\r\n\r\n`;
   return new Promise((resolve, reject) => {
     let received = '';
