@@ -4,7 +4,8 @@
 // - integration: *.int-spec.ts, adapters against real servers (npm run test:distributed);
 // - e2e: test/e2e over HTTP against a real standalone server (npm run test:e2e);
 // - e2e-distributed: the same specs against the gateway of a distributed suite (npm run test:distributed);
-// - distributed: test/distributed, scaling and crash safety of the distributed shape (npm run test:distributed);
+// - distributed: test/distributed, scaling, replicas and shutdown of the distributed shape (npm run test:distributed);
+// - faults: test/distributed's specs that stop, freeze and kill, on servers of their own (npm run test:faults);
 // - docs: the API reference at /docs in headless Chromium (npm run test:docs);
 // - docs-distributed: the same against the gateway (no npm script runs it).
 // test/helm/jest.config.js (chart) and test/cluster/jest.config.js (e2e-cluster, cluster) build on
@@ -24,6 +25,9 @@ const transform = {
     },
   ],
 };
+
+/** The specs of test/distributed that stop, freeze or kill the servers or processes under them. */
+const FAULT_SPECS = ['outages', 'freezes', 'kill-each-service', 'crash-safety'];
 
 const common = {
   transform,
@@ -95,10 +99,20 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },
     {
-      // Scaling and crash safety of the distributed shape; each spec runs a suite of its own.
+      // Scaling, replicas and shutdown of the distributed shape; each spec runs a suite of its own.
       ...common,
       displayName: 'distributed',
       testMatch: ['<rootDir>/test/distributed/**/*.dist-spec.ts'],
+      testPathIgnorePatterns: FAULT_SPECS.map((name) => `/${name}\\.dist-spec\\.ts$`),
+      globalSetup: '<rootDir>/test/distributed/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
+    },
+    {
+      // Outages, freezes, kills and crashes of the distributed shape (scripts/test-faults.sh runs them
+      // on a set of servers of their own); each spec runs a suite of its own.
+      ...common,
+      displayName: 'faults',
+      testMatch: FAULT_SPECS.map((name) => `<rootDir>/test/distributed/${name}.dist-spec.ts`),
       globalSetup: '<rootDir>/test/distributed/global-setup.ts',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/setup-timeout.ts'],
     },

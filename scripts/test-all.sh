@@ -18,19 +18,19 @@ LOG_TAG=test
 source "$(dirname "$0")/lib/common.sh"
 cd "$(dirname "$0")/.."
 
-# Each group on one line, its stages separated by spaces; a stage is an npm script. Side by side go
-# stages that share no server and leave each other CPU: the standalone shape's end-to-end suite (its own
-# embedded stores) beside the distributed tests (the servers of scripts/infra), whose fault specs spend
-# most of their time waiting out outages and freezes. The containers, images and cluster stages share
-# podman and the service image, so they go one at a time.
+# Each group on one line: its lanes separated by " | ", the stages of a lane (npm scripts) by spaces.
+# The lanes of a group run side by side, the stages of a lane one after another; a lane stops at its
+# first failing stage. Side by side go lanes that share no server and leave each other CPU:
+#   - the standalone shape (its own embedded stores), then the containers and the cluster (servers of
+#     their own: containers in podman, a private set of scripts/infra for the cluster's pods);
+#   - the distributed tests, the dashboards and the images, on the shared servers of scripts/infra;
+#   - the fault specs, on a private set of their own (they stop and freeze its servers), which spend
+#     most of their time waiting out outages and freezes.
+# The images and cluster stages build the same service image; scripts/images/build.sh takes a lock.
 readonly STAGE_GROUPS=(
-  "test:unit test:chart test:alerts"
+  "test:unit | test:chart | test:alerts"
   "test:medium"
-  "test:e2e test:distributed"
-  "test:docs test:dashboards"
-  "test:containers"
-  "test:images"
-  "test:cluster"
+  "test:e2e test:docs test:containers test:cluster | test:distributed test:dashboards test:images | test:faults"
 )
 
 # What the later stages install into ~/.cache/guidepost on first use; a no-op on a warm cache.
@@ -49,9 +49,11 @@ report() {
   local status=$?
   # Subshells (a stage, a process substitution) run the EXIT trap too; only the script reports.
   [[ $BASHPID == "$$" ]] || return "$status"
-  printf '\n== stage durations\n' >&2
-  printf '%s\n' "${REPORT[@]}" >&2
-  printf '%-22s %6d s\n' "all" "$((SECONDS - STARTED))" >&2
+  if ((${#REPORT[@]} > 0)); then
+    printf '\n== stage durations\n' >&2
+    printf '%s\n' "${REPORT[@]}" >&2
+    printf '%-22s %6d s\n' "all" "$((SECONDS - STARTED))" >&2
+  fi
   [[ -s $RUN_DIR/warm-up.log ]] && printf '\n== warm-up (installs run beside the stages)\n%s\n' "$(cat "$RUN_DIR/warm-up.log")" >&2
   # A run that ended early leaves no install running (one a later run needs waits on its lock anyway).
   if [[ -n ${WARM_UP_PID:-} ]]; then pkill -TERM -P "$WARM_UP_PID" 2>/dev/null || true; kill "$WARM_UP_PID" 2>/dev/null || true; fi
@@ -60,50 +62,71 @@ report() {
 }
 trap report EXIT
 
-# Runs STAGE, then writes how long it took to RUN_DIR/STAGE.seconds; its log goes to RUN_DIR/STAGE.log
-# unless it runs alone.
+# Runs STAGE and records how long it took and how it ended (RUN_DIR/STAGE.result). Alone, it prints
+# as it goes; beside others, its log goes to RUN_DIR/STAGE.log and is printed whole once it ends.
 run_stage() {
   local stage=$1 alone=$2 started=$SECONDS status=0
   if [[ $alone == yes ]]; then
     npm run --silent "$stage" || status=$?
   else
     npm run --silent "$stage" >"$RUN_DIR/$stage.log" 2>&1 || status=$?
+    # One log at a time on stderr, however many lanes end together.
+    (
+      flock 8
+      printf '\n== %s\n' "$stage" >&2
+      cat "$RUN_DIR/$stage.log" >&2
+    ) 8>"$RUN_DIR/print.lock"
   fi
-  echo "$((SECONDS - started))" >"$RUN_DIR/$stage.seconds"
+  printf '%s %s\n' "$((SECONDS - started))" "$( ((status == 0)) && echo passed || echo "FAILED (exit $status)")" >"$RUN_DIR/$stage.result"
   return "$status"
 }
 
-# Runs the stages of one group side by side; fails when any of them failed, after all have ended.
-run_group() {
-  local stage alone=no pids=()
-  (($# == 1)) && alone=yes
+# Runs the stages of a lane one after another, up to the first that fails.
+run_lane() {
+  local alone=$1 stage
+  shift
   for stage in "$@"; do
-    run_stage "$stage" "$alone" &
+    run_stage "$stage" "$alone" || return
+  done
+}
+
+# Runs the lanes of one group (each a string of stages) side by side; fails when any failed, after all
+# have ended. A stage after a failure in its lane is reported as not run.
+run_group() {
+  local lane alone=no pids=()
+  (($# == 1)) && [[ $1 != *' '* ]] && alone=yes
+  for lane in "$@"; do
+    # shellcheck disable=SC2086 # a lane's stages, split on spaces
+    run_lane "$alone" $lane &
     pids+=($!)
   done
-  local index status failed=0
-  for index in "${!pids[@]}"; do
-    stage=${*:index+1:1}
-    status=0
-    wait "${pids[index]}" || status=$?
-    REPORT+=("$(printf '%-22s %6d s  %s' "$stage" "$(cat "$RUN_DIR/$stage.seconds")" "$( ((status == 0)) && echo passed || echo "FAILED (exit $status)")")")
-    if [[ $alone == no ]]; then
-      printf '\n== %s\n' "$stage" >&2
-      cat "$RUN_DIR/$stage.log" >&2
+  local pid failed=0 stage seconds outcome
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  for stage in $*; do
+    if [[ -s $RUN_DIR/$stage.result ]]; then
+      read -r seconds outcome <"$RUN_DIR/$stage.result"
+      REPORT+=("$(printf '%-22s %6d s  %s' "$stage" "$seconds" "$outcome")")
+    else
+      REPORT+=("$(printf '%-22s %8s  %s' "$stage" '' 'not run (an earlier stage of its lane failed)')")
     fi
-    ((status == 0)) || failed=1
   done
   return "$failed"
 }
 
-# The stages of GROUP that were asked for: all of them when none was named.
+# The lanes of GROUP with only the stages asked for (all of them when none was named), a lane a line.
 chosen_in() {
-  local group=$1 stage wanted
+  local group=$1 lane stage wanted kept
   shift
-  for stage in $group; do
-    (($# == 0)) && { echo "$stage"; continue; }
-    for wanted in "$@"; do [[ $wanted == "$stage" ]] && echo "$stage"; done
-  done
+  while read -r lane; do
+    kept=()
+    for stage in $lane; do
+      (($# == 0)) && { kept+=("$stage"); continue; }
+      for wanted in "$@"; do [[ $wanted == "$stage" ]] && kept+=("$stage"); done
+    done
+    ((${#kept[@]} > 0)) && echo "${kept[*]}"
+  done < <(tr '|' '\n' <<<"$group")
 }
 
 # Runs WARM_UPS one after the other at the lowest priority, noting how long each took; never fails the run.
@@ -132,7 +155,7 @@ main() {
   for group in "${STAGE_GROUPS[@]}"; do
     mapfile -t chosen < <(chosen_in "$group" "$@")
     ((${#chosen[@]} > 0)) || continue
-    log "running ${chosen[*]}"
+    log "running $(printf '%s | ' "${chosen[@]}" | sed 's/ | $//')"
     run_group "${chosen[@]}"
   done
 }

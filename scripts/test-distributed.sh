@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The distributed shape's tests, on real servers: starts Kafka, PostgreSQL, ClickHouse (the chdb HTTP
 # front) and MinIO (installing them into the cache on first use), then runs the adapters' integration
-# specs, the whole end-to-end suite against the gateway of the distributed suite, and the scaling and
-# crash-safety specs. The servers keep running afterwards (scripts/infra/stop.sh stops them).
+# specs, the whole end-to-end suite against the gateway of the distributed suite, and the specs of
+# scaling, replicas, dead letters and shutdown. The servers keep running afterwards
+# (scripts/infra/stop.sh stops them). The specs that stop and freeze servers run on a set of their
+# own: scripts/test-faults.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,5 +19,5 @@ echo "== integration specs (adapters against the real servers)"
 npx jest --selectProjects integration --runInBand
 echo "== end-to-end suite against the distributed shape"
 npx jest --selectProjects e2e-distributed --runInBand
-echo "== scaling and crash safety"
+echo "== scaling, replicas, dead letters and shutdown"
 npx jest --selectProjects distributed --runInBand

@@ -91,6 +91,9 @@ main() {
   tag=${tag:-$version}
   [[ $tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "'$tag' is not a valid image tag"
 
+  # The images and cluster tests may build at once (npm test runs them in different lanes): one
+  # build at a time, the second then reusing the first one's layers.
+  hold_lock "$CACHE_DIR/images-build.lock"
   local base service=$SERVICE_REPOSITORY:$tag standalone=$STANDALONE_REPOSITORY:$tag started=$SECONDS commit
   base=$(setting BASE_IMAGE "$tools")
   CONTEXT_DIR=$(mktemp -d "${TMPDIR:-/tmp}/guidepost-image-context.XXXXXX")
