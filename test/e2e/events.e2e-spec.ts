@@ -226,13 +226,14 @@ describe('GET /users/{user_id}/events', () => {
       ['330 (minutes)', '?time_zone=330', '2024-05-01T15:00:00.000+05:30'],
       ['+14:00', '?time_zone=%2B14:00', '2024-05-01T23:30:00.000+14:00'],
       ['-12:00 across midnight', '?time_zone=-12:00', '2024-04-30T21:30:00.000-12:00'],
+      ['04:00 without a sign (east, as +04:00)', '?time_zone=04:00', '2024-05-01T13:30:00.000+04:00'],
     ])('renders timestamps in %s as the same instant', async (_label, query, rendered) => {
       const [event] = await history(account, userId, query);
       expect(event).toEqual({ user_id: userId, name: 'zoned_event', timestamp: rendered, attributes: { plan: 'pro' } });
       expect(Date.parse(event.timestamp)).toBe(Date.parse(INSTANT));
     });
 
-    it.each(['abc', '%2B15:00', '-841', '841', '04:00', '%2B5:30', '-04:60', '1.5'])(
+    it.each(['abc', '%2B15:00', '-841', '841', '4:00', '15:00', '%2B5:30', '-04:60', '1.5'])(
       'answers 400 naming time_zone for time_zone=%s',
       async (timeZone) => {
         await expectProblem(await api(account, 'GET', `${userPath(userId, 'events')}?time_zone=${timeZone}`), 400, /time_zone/);

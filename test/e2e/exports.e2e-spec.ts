@@ -119,6 +119,20 @@ describe('JSON export', () => {
     expect(byUserThenTimestamp(open)).toEqual(sortedExports([...MARCH, 'aliceOld']));
   });
 
+  it('takes dates as whole days and date-times without a zone, both in time_zone, and an offset without its sign', async () => {
+    const instants = (lines: ExportedEvent[]) => lines.map((line) => Date.parse(line.timestamp)).sort();
+    const instantsOf = (keys: EventKey[]) => keys.map((key) => Date.parse(EVENTS[key].timestamp)).sort();
+    // The 2nd and the 3rd of March in UTC, both whole days.
+    const days = await exportJson({ conditions: [], start_time: '2024-03-02', end_time: '2024-03-03', time_zone: '00:00' });
+    expect(instants(days)).toEqual(instantsOf(['aliceFlow', 'bobSignup']));
+    // The 5th of March at +05:30 runs from 18:30 UTC on the 4th: bobClick (10:00 UTC on the 4th) is before it.
+    const zonedDay = await exportJson({ conditions: [], start_time: '2024-03-05', end_time: '2024-03-05', time_zone: '05:30' });
+    expect(instants(zonedDay)).toEqual(instantsOf(['carolNps']));
+    // 06:00 at -04:00 is 10:00 UTC: aliceFlow is at the start (included), bobClick at the end (excluded).
+    const local = await exportJson({ conditions: [], start_time: '2024-03-02T06:00:00', end_time: '2024-03-04T06:00:00', time_zone: -240 });
+    expect(instants(local)).toEqual(instantsOf(['aliceFlow', 'bobSignup']));
+  });
+
   it.each([
     ['-04:00', '-04:00', '2024-03-01T06:00:00.000-04:00'],
     ['330 (minutes)', 330, '2024-03-01T15:30:00.000+05:30'],
@@ -292,7 +306,8 @@ describe('invalid export requests', () => {
     ['an unknown format', { ...valid, format: 'xml' }, /format/],
     ['conditions that are not an array', { ...valid, conditions: 'name == signup' }, /conditions/],
     ['a start_time that is not a date', { ...valid, start_time: 'last week' }, /start_time/],
-    ['a start_time without a zone', { ...valid, start_time: '2024-03-01T00:00:00' }, /start_time/],
+    ['a start_time without seconds', { ...valid, start_time: '2024-03-01T00:00' }, /start_time/],
+    ['a start_time on a day that does not exist', { ...valid, start_time: '2023-02-29' }, /start_time/],
     ['an end_time that is not a date', { ...valid, end_time: 'tomorrow' }, /end_time/],
     ['an end_time before start_time', { ...valid, end_time: '2024-02-01T00:00:00Z' }, /end_time/],
     ['a negative start_time in milliseconds', { ...valid, start_time: -1 }, /start_time/],

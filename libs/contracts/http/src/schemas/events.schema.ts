@@ -9,8 +9,8 @@ import { ID_MAX_LENGTH, identifierSchema } from './input-limits';
 
 export const EVENT_HISTORY_DEFAULT_LIMIT = 100;
 export const EVENT_HISTORY_MAX_LIMIT = 10_000;
-/** `+HH:MM` or `-HH:MM`, from -14:00 to +14:00. */
-export const TIME_ZONE_OFFSET_PATTERN = '^[+-](0\\d:[0-5]\\d|1[0-3]:[0-5]\\d|14:00)$';
+/** `+HH:MM` or `-HH:MM`, from -14:00 to +14:00; `HH:MM` without a sign is east of UTC, as with `+`. */
+export const TIME_ZONE_OFFSET_PATTERN = '^[+-]?(0\\d:[0-5]\\d|1[0-3]:[0-5]\\d|14:00)$';
 export const TIME_ZONE_MAX_MINUTES = 14 * 60;
 /**
  * Whole minutes written as text, in JSON integer syntax: no `+` sign and no leading zeros, so that
@@ -19,7 +19,7 @@ export const TIME_ZONE_MAX_MINUTES = 14 * 60;
 export const TIME_ZONE_MINUTES_PATTERN = '^(0|-?[1-9]\\d{0,2})$';
 /** The one grammar of `time_zone` (history and export alike), as documented and as error details state it. */
 export const TIME_ZONE_FORMS =
-  `an offset from -14:00 to +14:00 as +HH:MM or -HH:MM, or whole minutes east of UTC from -${TIME_ZONE_MAX_MINUTES} to ` +
+  `an offset from -14:00 to +14:00 as +HH:MM or -HH:MM (HH:MM without a sign is +HH:MM), or whole minutes east of UTC from -${TIME_ZONE_MAX_MINUTES} to ` +
   `${TIME_ZONE_MAX_MINUTES} (an integer such as 330 or -240, no + sign or leading zeros)`;
 
 const freeForm = (description: string) => Type.Object({}, { additionalProperties: true, description });
@@ -31,7 +31,7 @@ const freeForm = (description: string) => Type.Object({}, { additionalProperties
 export const timeZoneSchema = (description: string) =>
   Type.Union(
     [
-      Type.String({ pattern: TIME_ZONE_OFFSET_PATTERN, description: '`+HH:MM` or `-HH:MM`', examples: ['-04:00'] }),
+      Type.String({ pattern: TIME_ZONE_OFFSET_PATTERN, description: '`+HH:MM` or `-HH:MM` (`HH:MM` is `+HH:MM`)', examples: ['-04:00'] }),
       Type.String({ pattern: TIME_ZONE_MINUTES_PATTERN, description: 'Minutes east of UTC as text', examples: ['-240'] }),
       Type.Integer({
         minimum: -TIME_ZONE_MAX_MINUTES,

@@ -128,12 +128,25 @@ export const ExportConditionSchema = Type.Unsafe<ExportCondition>({
   ],
 });
 
+/** A date-time with seconds and no zone, which an export reads in its `time_zone`. */
+export const UNZONED_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?$';
+
 const instant = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })], {
-    description:
-      `${description}: ISO 8601 date-time or milliseconds since 1970. The event store holds the years 1900 to 2299, so ` +
-      'an earlier instant selects from 1900 on and a later one up to the end of 2299',
-  });
+  Type.Union(
+    [
+      Type.String({ format: 'date-time', description: 'ISO 8601 date-time with Z or an offset' }),
+      Type.String({ pattern: UNZONED_DATE_TIME_PATTERN, description: 'ISO 8601 date-time without a zone, read in `time_zone`' }),
+      Type.String({ format: 'date', description: 'A calendar day in `time_zone`: a whole day, as start or as end of the range' }),
+      Type.Integer({ minimum: 0, description: 'Milliseconds since 1970' }),
+    ],
+    {
+      description:
+        `${description}: an ISO 8601 date-time (with Z or an offset, or without one: read in \`time_zone\`), a date ` +
+        '(`2026-11-27`: from the first instant of that day in `time_zone` as start, through its last as end), or milliseconds ' +
+        'since 1970. The event store holds the years 1900 to 2299, so an earlier instant selects from 1900 on and a later ' +
+        'one up to the end of 2299',
+    },
+  );
 
 export const EventExportRequestSchema = Type.Object(
   {

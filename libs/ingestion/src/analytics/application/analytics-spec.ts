@@ -90,8 +90,8 @@ export function checkedAnalyticsRequest(body: unknown): AnalyticsRequest {
 }
 
 function specOf(request: AnalyticsRequest): AnalyticsSpec {
-  const start = instantField('start_time', request.start_time, 'iso');
-  const end = instantField('end_time', request.end_time, 'iso');
+  const start = instantField('start_time', request.start_time);
+  const end = instantField('end_time', request.end_time);
   if (end <= start) throw invalid('end_time', `must be after start_time (${start.toISOString()} >= ${end.toISOString()})`);
   const selection: Selection = {
     conditions: request.conditions ?? [],

@@ -1,11 +1,11 @@
 import { DomainError } from '@guidepost/platform-errors';
-import { instantOf } from '../domain/instant';
+import { instantOf, rangeBoundOf } from '../domain/instant';
 import { unstorableInstantReason } from '../domain/storable-event';
 
-const FORMS = {
-  iso: 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM)',
-  'iso or milliseconds': 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM), or milliseconds since 1970',
-} as const;
+const ISO = 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM)';
+const RANGE_BOUND =
+  'an ISO 8601 date-time with seconds, with Z or an offset (+HH:MM, -HH:MM) or without one (read in time_zone), ' +
+  'a date YYYY-MM-DD (a whole day in time_zone), or milliseconds since 1970';
 
 /**
  * The instant a request field names; a 400 naming the field and the forms it takes otherwise. Schemas
@@ -13,9 +13,19 @@ const FORMS = {
  * than "must match format date-time": a zone is required, and a well-formed date-time that names no
  * instant (a leap second, `02-30`) is refused before acceptance.
  */
-export function instantField(field: string, value: string | number, forms: keyof typeof FORMS): Date {
+export function instantField(field: string, value: string | number): Date {
   const instant = instantOf(value);
-  if (instant === undefined) throw invalid(field, `must be ${FORMS[forms]}, got ${JSON.stringify(value)}`);
+  if (instant === undefined) throw invalid(field, `must be ${ISO}, got ${JSON.stringify(value)}`);
+  return instant;
+}
+
+/**
+ * The bound of a request's range (`rangeBoundOf`: a date or a date-time without a zone is read at
+ * `offsetMinutes` east of UTC); a 400 naming the field and the forms it takes otherwise.
+ */
+export function rangeBoundField(field: string, value: string | number, offsetMinutes: number, bound: 'start' | 'end'): Date {
+  const instant = rangeBoundOf(value, offsetMinutes, bound);
+  if (instant === undefined) throw invalid(field, `must be ${RANGE_BOUND}, got ${JSON.stringify(value)}`);
   return instant;
 }
 
@@ -25,7 +35,7 @@ export function instantField(field: string, value: string | number, forms: keyof
  * would otherwise drop (or misread) it after the event was acknowledged.
  */
 export function eventTimestampField(value: string): string {
-  const instant = instantField('timestamp', value, 'iso');
+  const instant = instantField('timestamp', value);
   const unstorable = unstorableInstantReason(instant);
   if (unstorable !== undefined) throw invalid('timestamp', `${unstorable}, got ${JSON.stringify(value)}`);
   return instant.toISOString();

@@ -1,4 +1,4 @@
-import { instantOf } from './instant';
+import { instantOf, rangeBoundOf } from './instant';
 
 describe('instantOf', () => {
   it.each([
@@ -25,5 +25,32 @@ describe('instantOf', () => {
     ['null', null],
   ])('refuses %s', (_case, value) => {
     expect(instantOf(value)).toBeUndefined();
+  });
+});
+
+describe("rangeBoundOf (an export's start_time and end_time)", () => {
+  it.each<[string, unknown, number, 'start' | 'end', string]>([
+    ['a zoned date-time as instantOf reads it, whatever time_zone says', '2024-05-01T09:30:00Z', 330, 'start', '2024-05-01T09:30:00.000Z'],
+    ['milliseconds', 1714555800123, -240, 'end', '2024-05-01T09:30:00.123Z'],
+    ['a date-time without a zone, in UTC by default', '2024-05-01T09:30:00', 0, 'start', '2024-05-01T09:30:00.000Z'],
+    ['a date-time without a zone, in time_zone', '2024-05-01T09:30:00.250', -240, 'end', '2024-05-01T13:30:00.250Z'],
+    ['a date as start: its first instant', '2026-11-27', 0, 'start', '2026-11-27T00:00:00.000Z'],
+    ['a date as end: after its last instant', '2026-11-30', 0, 'end', '2026-12-01T00:00:00.000Z'],
+    ['a date as start, in time_zone', '2026-11-27', 330, 'start', '2026-11-26T18:30:00.000Z'],
+    ['a date as end, in time_zone', '2026-11-27', -240, 'end', '2026-11-28T04:00:00.000Z'],
+    ['a leap day', '2024-02-29', 0, 'end', '2024-03-01T00:00:00.000Z'],
+  ])('reads %s', (_case, value, offsetMinutes, bound, iso) => {
+    expect(rangeBoundOf(value, offsetMinutes, bound)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    ['a day that does not exist', '2023-02-29'],
+    ['a date-time without seconds', '2024-05-01T09:30'],
+    ['a date-time without a zone at hour 24', '2024-05-01T24:00:00'],
+    ['a week date', '2024-W18'],
+    ['free text', 'yesterday'],
+    ['null', null],
+  ])('refuses %s', (_case, value) => {
+    expect(rangeBoundOf(value, 0, 'start')).toBeUndefined();
   });
 });

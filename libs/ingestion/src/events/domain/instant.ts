@@ -1,3 +1,6 @@
+import { UNZONED_DATE_TIME_PATTERN } from '@guidepost/contracts-http';
+import { zoneDesignator } from './time-zone';
+
 /** ISO 8601 date-time with seconds and a zone (`Z` or `±HH:MM`); the fields are checked separately. */
 const ZONED_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -15,6 +18,26 @@ export function instantOf(value: unknown): Date | undefined {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
   return validDate(new Date(value));
+}
+
+/** A calendar day, and a date-time with seconds but no zone (`2026-11-27`, `2026-11-27T09:30:00.250`). */
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const UNZONED_DATE_TIME = new RegExp(UNZONED_DATE_TIME_PATTERN);
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The bound of a range a request names (an export's `start_time` or `end_time`): what `instantOf`
+ * reads, or a date-time without a zone, read at `offsetMinutes` east of UTC (the request's
+ * `time_zone`), or a calendar day there. A day starts a range at its first instant and ends one
+ * after its last, so that `end_time: "2026-11-30"` includes the 30th. Undefined for anything else.
+ */
+export function rangeBoundOf(value: unknown, offsetMinutes: number, bound: 'start' | 'end'): Date | undefined {
+  if (typeof value !== 'string') return instantOf(value);
+  if (DATE.test(value)) {
+    const midnight = instantOf(`${value}T00:00:00${zoneDesignator(offsetMinutes)}`);
+    return midnight && bound === 'end' ? new Date(midnight.getTime() + DAY_MS) : midnight;
+  }
+  return UNZONED_DATE_TIME.test(value) ? instantOf(`${value}${zoneDesignator(offsetMinutes)}`) : instantOf(value);
 }
 
 function validDate(date: Date): Date | undefined {

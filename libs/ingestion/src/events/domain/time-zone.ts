@@ -6,7 +6,8 @@ const MINUTES = new RegExp(TIME_ZONE_MINUTES_PATTERN);
 
 /**
  * Minutes east of UTC of a `time_zone`, history's and export's alike (one grammar, `TIME_ZONE_FORMS`):
- * `+HH:MM` or `-HH:MM` from -14:00 to +14:00, or whole minutes from -840 to 840, as a JSON number or
+ * `+HH:MM` or `-HH:MM` from -14:00 to +14:00 (`HH:MM` without a sign, as scripts send `00:00`, is
+ * `+HH:MM`), or whole minutes from -840 to 840, as a JSON number or
  * as its text (a query string carries nothing else). Anything else is a 400 naming `time_zone`,
  * including `+0530`, which is not 530 minutes but an ISO 8601 basic offset this grammar does not take.
  */
@@ -24,7 +25,8 @@ function minutesOf(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   if (OFFSET.test(value)) {
     const sign = value.startsWith('-') ? -1 : 1;
-    return sign * (Number(value.slice(1, 3)) * 60 + Number(value.slice(4, 6)));
+    const [hours, minutes] = value.replace(/^[+-]/, '').split(':');
+    return sign * (Number(hours) * 60 + Number(minutes));
   }
   return MINUTES.test(value) ? Number(value) : undefined;
 }

@@ -60,6 +60,19 @@ describe('resolveExportRequest', () => {
     expect(resolve({ start_time: 0 }).startTime).toBe('1970-01-01T00:00:00.000Z');
   });
 
+  it('reads dates and date-times without a zone in the time_zone of the request, a date as a whole day', () => {
+    // The forms scripts and sync tools send: a day, a local date-time, and an offset without its sign.
+    expect(resolve({ start_time: '2026-11-27', end_time: '2026-11-30', time_zone: '00:00' })).toMatchObject({
+      startTime: '2026-11-27T00:00:00.000Z',
+      endTime: '2026-12-01T00:00:00.000Z',
+      timeZoneMinutes: 0,
+    });
+    expect(resolve({ start_time: '2026-11-27T08:00:00', end_time: '2026-11-27', time_zone: '-05:00' })).toMatchObject({
+      startTime: '2026-11-27T13:00:00.000Z',
+      endTime: '2026-11-28T05:00:00.000Z',
+    });
+  });
+
   it('takes an empty range (end equal to start)', () => {
     expect(resolve({ end_time: '2024-03-01T00:00:00Z' }).endTime).toBe('2024-03-01T00:00:00.000Z');
   });
@@ -96,7 +109,12 @@ describe('parseExportRequest', () => {
       { ...valid, start_time: 'last week' },
       /^start_time: must be an ISO 8601 date-time .*got "last week"$/,
     ],
-    ['a start_time without a zone', { ...valid, start_time: '2024-03-01T00:00:00' }, /^start_time: must be an ISO 8601 date-time/],
+    [
+      'a start_time without seconds',
+      { ...valid, start_time: '2024-03-01T00:00' },
+      /^start_time: must be an ISO 8601 date-time .* or without one \(read in time_zone\), a date YYYY-MM-DD/,
+    ],
+    ['a start_time on a day that does not exist', { ...valid, start_time: '2023-02-29' }, /^start_time: must be an ISO 8601 date-time/],
     ['an end_time that is no date', { ...valid, end_time: 'tomorrow' }, /^end_time: must be an ISO 8601 date-time/],
     ['a limit over the maximum', { ...valid, limit: EXPORT_MAX_EVENTS + 1 }, `limit: must be <= ${EXPORT_MAX_EVENTS}`],
     ['a limit of 0', { ...valid, limit: 0 }, 'limit: must be >= 1'],

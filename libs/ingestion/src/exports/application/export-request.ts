@@ -3,7 +3,7 @@ import type { EventExportRequested, PayloadOf } from '@guidepost/contracts-event
 import { EXPORT_MAX_EVENTS, type EventExportRequest, EventExportRequestSchema } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
-import { instantField } from '../../events/application/instant-field';
+import { rangeBoundField } from '../../events/application/instant-field';
 import { withinStorableRange } from '../../events/domain/storable-event';
 import { timeZoneMinutesOf } from '../../events/domain/time-zone';
 
@@ -39,14 +39,16 @@ export const parseExportRequest: (body: unknown) => ExportRequestFields = compil
 );
 
 /**
- * A validated export request, resolved to what the worker reads: instants, a limit (the largest when
- * none was asked), the offset and the addresses to mail. The range must not end before it starts. Its
+ * A validated export request, resolved to what the worker reads: instants (a date or a date-time
+ * without a zone read in the request's `time_zone`), a limit (the largest when none was asked), the
+ * offset and the addresses to mail. The range must not end before it starts. Its
  * bounds are then moved into the years the event store holds (`withinStorableRange`): that selects
  * the same events, and the store would misread some instants outside (year 0000 as this year).
  */
 export function resolveExportRequest(request: ExportRequestFields): ResolvedExportRequest {
-  const start = instantField('start_time', request.start_time, 'iso or milliseconds');
-  const end = request.end_time === undefined ? undefined : instantField('end_time', request.end_time, 'iso or milliseconds');
+  const timeZoneMinutes = request.time_zone === undefined ? 0 : timeZoneMinutesOf(request.time_zone);
+  const start = rangeBoundField('start_time', request.start_time, timeZoneMinutes, 'start');
+  const end = request.end_time === undefined ? undefined : rangeBoundField('end_time', request.end_time, timeZoneMinutes, 'end');
   if (end !== undefined && end < start) {
     throw new DomainError('invalid_request', `end_time: must not be before start_time (${start.toISOString()} > ${end.toISOString()})`);
   }
@@ -55,7 +57,7 @@ export function resolveExportRequest(request: ExportRequestFields): ResolvedExpo
     conditions: request.conditions,
     startTime: withinStorableRange(start).toISOString(),
     ...(end === undefined ? {} : { endTime: withinStorableRange(end).toISOString() }),
-    timeZoneMinutes: request.time_zone === undefined ? 0 : timeZoneMinutesOf(request.time_zone),
+    timeZoneMinutes,
     limit: request.limit ?? EXPORT_MAX_EVENTS,
     offset: request.offset ?? 0,
     emails: addressesOf(request.email),
