@@ -175,7 +175,7 @@ async function sameRecordsSelect(client: ClickHouseClient, accountId: string, li
 async function eventStoreSelect(client: ClickHouseClient, accountId: string, limit: number, format: string): Promise<SelectRun> {
   const start = performance.now();
   const { stream } = await client.exec({
-    query: `SELECT name, timestamp, user_id, attributes ${EXPORTED_ROWS} FORMAT ${format}`,
+    query: `SELECT name, timestamp, user_id, event_id, attributes ${EXPORTED_ROWS} FORMAT ${format}`,
     query_params: { account_id: accountId, limit },
   });
   return { ...(await countBytesAndLines(stream)), milliseconds: elapsedSince(start) };

@@ -80,18 +80,35 @@ async function exportEvents(body: Json): Promise<FinishedExport> {
   return { job, attributes: completed.attributes, text };
 }
 
-async function exportJson(body: Json): Promise<ExportedEvent[]> {
+/** The lines of a JSON export as written, each with the `id` of its event. */
+async function exportLines(body: Json): Promise<(ExportedEvent & { readonly id: string })[]> {
   const { attributes, text } = await exportEvents({ format: 'json', ...MARCH_RANGE, ...body });
-  const lines = ndjsonObjects(text) as ExportedEvent[];
+  const lines = ndjsonObjects(text) as (ExportedEvent & { readonly id: string })[];
   expect(attributes['rows']).toBe(lines.length);
+  for (const line of lines) expect(line.id).toMatch(/^\S+$/);
   return lines;
 }
 
+/** The lines of a JSON export without their ids (checked by `exportLines`), to compare with `exported`. */
+async function exportJson(body: Json): Promise<ExportedEvent[]> {
+  return (await exportLines(body)).map(({ id: _id, ...line }) => line);
+}
+
 describe('JSON export', () => {
-  it('exports every event in the range as NDJSON lines with name, timestamp, user_id, attributes', async () => {
-    const lines = await exportJson({ conditions: [] });
-    for (const line of lines) expect(Object.keys(line).sort()).toEqual(['attributes', 'name', 'timestamp', 'user_id']);
-    expect(byUserThenTimestamp(lines)).toEqual(sortedExports(MARCH));
+  it('exports every event in the range as NDJSON lines with name, timestamp, user_id, id, attributes', async () => {
+    const lines = await exportLines({ conditions: [] });
+    for (const line of lines) expect(Object.keys(line).sort()).toEqual(['attributes', 'id', 'name', 'timestamp', 'user_id']);
+    expect(byUserThenTimestamp(lines.map(({ id: _id, ...line }) => line))).toEqual(sortedExports(MARCH));
+  });
+
+  it('gives each event an id of its own, the same in every export, so that a client can drop copies', async () => {
+    const idsByEvent = (lines: { id: string; name: string; timestamp: string }[]) =>
+      Object.fromEntries(lines.map((line) => [`${line.name} at ${line.timestamp}`, line.id]));
+    const all = idsByEvent(await exportLines({ conditions: [] }));
+    expect(new Set(Object.values(all)).size).toBe(MARCH.length);
+    const bob = idsByEvent(await exportLines({ conditions: [['user_id', '==', 'bob']], time_zone: '+00:00' }));
+    expect(Object.keys(bob)).toHaveLength(2);
+    for (const [event, id] of Object.entries(bob)) expect(all[event]).toBe(id);
   });
 
   it("writes the events by user, each user's in chronological order (the event store's own order)", async () => {
@@ -161,13 +178,16 @@ describe('JSON export', () => {
 });
 
 describe('CSV export', () => {
-  it('has the header name,timestamp,user_id and the sorted attributes.<key> columns', async () => {
+  it('has the header name,timestamp,user_id,id and the sorted attributes.<key> columns, each row the id of the JSON line', async () => {
     const { attributes, text } = await exportEvents({ format: 'csv', conditions: [], ...MARCH_RANGE });
     expect(text.split(/\r?\n/)[0]).toBe(
-      'name,timestamp,user_id,attributes.done,attributes.flow_id,attributes.nps_feedback,attributes.plan,attributes.score,attributes.step',
+      'name,timestamp,user_id,id,attributes.done,attributes.flow_id,attributes.nps_feedback,attributes.plan,attributes.score,attributes.step',
     );
-    const csv = parseCsv(text);
-    expect(attributes['rows']).toBe(csv.rows.length);
+    const parsed = parseCsv(text);
+    expect(attributes['rows']).toBe(parsed.rows.length);
+    const jsonIds = new Map((await exportLines({ conditions: [] })).map((line) => [`${line.name} at ${line.timestamp}`, line.id]));
+    expect(parsed.rows.map((row) => row['id'])).toEqual(parsed.rows.map((row) => jsonIds.get(`${row['name']} at ${row['timestamp']}`)));
+    const csv = { rows: parsed.rows.map(({ id: _id, ...row }) => row) };
     const cell = (value: string | number | boolean | undefined) => (value === undefined ? '' : String(value));
     const expected = MARCH.map((key) => {
       const event = exported(key);
@@ -189,8 +209,10 @@ describe('CSV export', () => {
   it('has only the event columns when no exported event has attributes', async () => {
     const { text } = await exportEvents({ format: 'csv', conditions: [['name', '==', 'svc_custom:clicked_help']], ...MARCH_RANGE });
     const csv = parseCsv(text);
-    expect(csv.header).toEqual(['name', 'timestamp', 'user_id']);
-    expect(csv.rows).toEqual([{ name: 'svc_custom:clicked_help', timestamp: '2024-03-04T10:00:00.000Z', user_id: 'bob' }]);
+    expect(csv.header).toEqual(['name', 'timestamp', 'user_id', 'id']);
+    expect(csv.rows).toEqual([
+      { name: 'svc_custom:clicked_help', timestamp: '2024-03-04T10:00:00.000Z', user_id: 'bob', id: expect.any(String) },
+    ]);
   });
 });
 
@@ -215,12 +237,13 @@ describe('an export heavier than the others', () => {
     const wide = await waitForJob(heavy, heavyAck.job_url);
     expect(wide.status).toBe('COMPLETED');
     const csv = parseCsv(await download(String(wide.events.find((event) => event.name === 'Completed')?.attributes['signed_s3_url'])));
-    expect(csv.header).toEqual(['name', 'timestamp', 'user_id', ...Object.keys(WIDE_ATTRIBUTES).map((key) => `attributes.${key}`)]);
+    expect(csv.header).toEqual(['name', 'timestamp', 'user_id', 'id', ...Object.keys(WIDE_ATTRIBUTES).map((key) => `attributes.${key}`)]);
     expect(csv.rows).toEqual([
       {
         name: 'wide',
         timestamp: '2024-03-01T10:00:00.000Z',
         user_id: 'wide',
+        id: expect.any(String),
         ...Object.fromEntries(Object.entries(WIDE_ATTRIBUTES).map(([key, value]) => [`attributes.${key}`, value])),
       },
     ]);

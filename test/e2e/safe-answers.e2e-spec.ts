@@ -46,8 +46,11 @@ describe('CSV cells that a spreadsheet would run as formulas', () => {
       await expectAccepted(account, await api(account, 'POST', '/export/events', { json: body })),
     );
     const [header, row] = (await download(completed.attributes['signed_s3_url'] as string)).split('\r\n');
-    expect(header).toBe('name,timestamp,user_id,attributes.balance,attributes.link');
-    expect(row).toBe(`"'+cmd",2024-03-01T00:00:00.000Z,${userId},-5,${NEUTRALISED}`);
+    expect(header).toBe('name,timestamp,user_id,id,attributes.balance,attributes.link');
+    // The event's id between the user and the attributes.
+    const idCell = row.slice(`"'+cmd",2024-03-01T00:00:00.000Z,${userId},`.length, -`,-5,${NEUTRALISED}`.length);
+    expect(row).toBe(`"'+cmd",2024-03-01T00:00:00.000Z,${userId},${idCell},-5,${NEUTRALISED}`);
+    expect(idCell).toMatch(/^[\w:-]+$/);
   });
 
   it('are neutralised in a membership export file, header cells included', async () => {

@@ -154,8 +154,8 @@ export const EventExportRequestSchema = Type.Object(
       EXPORT_FORMATS.map((format) => Type.Literal(format)),
       {
         description:
-          '`json`: newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `attributes`; `csv`: ' +
-          `columns \`name\`, \`timestamp\`, \`user_id\` and one \`attributes.<key>\` column per attribute key seen (sorted). ${CSV_FORMULA_RULE}`,
+          '`json`: newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `id` (the event id), `attributes`; `csv`: ' +
+          `columns \`name\`, \`timestamp\`, \`user_id\`, \`id\` and one \`attributes.<key>\` column per attribute key seen (sorted). ${CSV_FORMULA_RULE}`,
       },
     ),
     conditions: Type.Array(ExportConditionSchema, {

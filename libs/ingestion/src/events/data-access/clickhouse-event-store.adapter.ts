@@ -311,7 +311,7 @@ function csvAttributeKeys(keys: readonly string[]): string[] {
   return [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
-/** `name,timestamp,user_id,attributes.<key>...`, cells written as `CSV_RECORD` writes them (`csvCell`). */
+/** `name,timestamp,user_id,id,attributes.<key>...`, cells written as `CSV_RECORD` writes them (`csvCell`). */
 function csvHeader(keys: readonly string[]): string {
-  return `${csvRecord(['name', 'timestamp', 'user_id', ...keys.map((key) => `attributes.${key}`)])}\r\n`;
+  return `${csvRecord(['name', 'timestamp', 'user_id', 'id', ...keys.map((key) => `attributes.${key}`)])}\r\n`;
 }

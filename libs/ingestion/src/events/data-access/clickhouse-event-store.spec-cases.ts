@@ -247,24 +247,28 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   it("exports NDJSON in the table's order (by user, then time), user_id null for group events, within the range and as of the request", async () => {
-    await insert([
+    const events = [
       event({ name: 'other user, earliest', userId: 'u2', timestamp: '2024-05-01T00:00:00.000Z' }),
       event({ name: 'late', timestamp: '2024-05-03T00:00:00.000Z', attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' } }),
       event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-02T00:00:00.000Z' }),
       event({ name: 'before range', timestamp: '2023-12-31T23:59:59.999Z' }),
       event({ name: 'at end', timestamp: '2024-05-04T00:00:00.000Z' }),
       event({ name: 'received after the request', receivedAt: '2024-06-01T00:00:00.001Z' }),
-    ]);
+    ];
+    await insert(events);
+    const [earliest, late, group] = events.map((stored) => stored.eventId);
     const lines = await jsonLines({ endTime: new Date('2024-05-04T00:00:00Z'), timeZoneMinutes: 60 });
+    // Each line carries its event's id, so that a client can drop copies of a line.
     expect(lines).toEqual([
-      { name: 'group', timestamp: '2024-05-02T01:00:00.000+01:00', user_id: null, attributes: {} },
+      { name: 'group', timestamp: '2024-05-02T01:00:00.000+01:00', user_id: null, id: group, attributes: {} },
       {
         name: 'late',
         timestamp: '2024-05-03T01:00:00.000+01:00',
         user_id: 'u1',
+        id: late,
         attributes: { n: 1, tags: ['a'], text: 'line\nbreak "quoted" /' },
       },
-      { name: 'other user, earliest', timestamp: '2024-05-01T01:00:00.000+01:00', user_id: 'u2', attributes: {} },
+      { name: 'other user, earliest', timestamp: '2024-05-01T01:00:00.000+01:00', user_id: 'u2', id: earliest, attributes: {} },
     ]);
   });
 
@@ -282,34 +286,37 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   it('exports CSV with the sorted union of attribute keys of the exported events, quoted only where needed', async () => {
-    await insert([
+    const events = [
       event({ name: 'skipped', userId: '', groupId: 'g0', timestamp: '2024-05-01T00:00:00.000Z', attributes: { only_in_skipped: 1 } }),
       event({ name: 'a,b', timestamp: '2024-05-02T00:00:00.000Z', attributes: { zeta: 'say "hi"', alpha: 'x' } }),
       event({ name: 'plain', timestamp: '2024-05-03T00:00:00.000Z', attributes: { 'we,ird': { o: [1] }, alpha: null, n: 2.5, yes: true } }),
       event({ name: 'group', userId: '', groupId: 'g1', timestamp: '2024-05-04T00:00:00.000Z', attributes: { alpha: 'two\nlines' } }),
-    ]);
+    ];
+    await insert(events);
+    const [, quoted, plain, group] = events.map((stored) => stored.eventId);
     const pageQueries = jest.spyOn(client, 'exec');
     const { text, count } = await exported({ format: 'csv', offset: 1 });
     expect(pageQueries).toHaveBeenCalledTimes(2);
     pageQueries.mockRestore();
     expect(count).toBe(3);
     expect(text).toBe(
-      'name,timestamp,user_id,attributes.alpha,attributes.n,"attributes.we,ird",attributes.yes,attributes.zeta\r\n' +
-        'group,2024-05-04T00:00:00.000Z,,"two\nlines",,,,\r\n' +
-        '"a,b",2024-05-02T00:00:00.000Z,u1,x,,,,"say ""hi"""\r\n' +
-        'plain,2024-05-03T00:00:00.000Z,u1,,2.5,"{""o"":[1]}",true,\r\n',
+      'name,timestamp,user_id,id,attributes.alpha,attributes.n,"attributes.we,ird",attributes.yes,attributes.zeta\r\n' +
+        `group,2024-05-04T00:00:00.000Z,,${group},"two\nlines",,,,\r\n` +
+        `"a,b",2024-05-02T00:00:00.000Z,u1,${quoted},x,,,,"say ""hi"""\r\n` +
+        `plain,2024-05-03T00:00:00.000Z,u1,${plain},,2.5,"{""o"":[1]}",true,\r\n`,
     );
   });
 
   it('neutralises CSV cells a spreadsheet would run as formulas, by the rule of every CSV of the API (csvCell)', async () => {
     const attributes = { '=key': '+1+cmd', balance: -5, dash: '-', note: '-2.5', tab: '\t=1', text: '@SUM(A1)', when: '=1,"a"' };
-    await insert([event({ name: '=HYPERLINK("x")', userId: '-u1', attributes })]);
+    const formula = event({ name: '=HYPERLINK("x")', userId: '-u1', attributes });
+    await insert([formula]);
     const { text } = await exported({ format: 'csv' });
     expect(text).toBe(
-      'name,timestamp,user_id,attributes.=key,attributes.balance,attributes.dash,attributes.note,attributes.tab,attributes.text,attributes.when\r\n' +
-        `"'=HYPERLINK(""x"")",2024-05-01T09:30:00.000Z,"'-u1","'+1+cmd",-5,"'-",-2.5,"'\t=1","'@SUM(A1)","'=1,""a"""\r\n`,
+      'name,timestamp,user_id,id,attributes.=key,attributes.balance,attributes.dash,attributes.note,attributes.tab,attributes.text,attributes.when\r\n' +
+        `"'=HYPERLINK(""x"")",2024-05-01T09:30:00.000Z,"'-u1",${formula.eventId},"'+1+cmd",-5,"'-",-2.5,"'\t=1","'@SUM(A1)","'=1,""a"""\r\n`,
     );
-    const cells = ['=HYPERLINK("x")', '2024-05-01T09:30:00.000Z', '-u1', ...Object.values(attributes)];
+    const cells = ['=HYPERLINK("x")', '2024-05-01T09:30:00.000Z', '-u1', formula.eventId, ...Object.values(attributes)];
     expect(text.split('\r\n')[1]).toBe(csvRecord(cells));
   });
 
@@ -333,9 +340,11 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   it('writes the cells of attribute keys beyond U+FFFF under their own columns, in byte order', async () => {
-    await insert([event({ attributes: { '\u{1F600}': 'emoji', '\uFF01': 'fullwidth', a: 'ascii' } })]);
+    const stored = event({ attributes: { '\u{1F600}': 'emoji', '\uFF01': 'fullwidth', a: 'ascii' } });
+    await insert([stored]);
     expect((await exported({ format: 'csv' })).text).toBe(
-      'name,timestamp,user_id,attributes.a,attributes.\uFF01,attributes.\u{1F600}\r\nviewed,2024-05-01T09:30:00.000Z,u1,ascii,fullwidth,emoji\r\n',
+      'name,timestamp,user_id,id,attributes.a,attributes.\uFF01,attributes.\u{1F600}\r\n' +
+        `viewed,2024-05-01T09:30:00.000Z,u1,${stored.eventId},ascii,fullwidth,emoji\r\n`,
     );
   });
 
@@ -345,10 +354,11 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
 
   it('exports in CSV an event of 999 attributes of 1 KB within the memory of an export query: its attributes are parsed once, not once per column', async () => {
     const attributes = wideAttributes();
-    await insert([event({ attributes })]);
+    const wide = event({ attributes });
+    await insert([wide]);
     const lines = (await exported({ format: 'csv' })).text.split('\r\n');
-    expect(lines[0]).toBe(['name', 'timestamp', 'user_id', ...Object.keys(attributes).map((key) => `attributes.${key}`)].join(','));
-    expect(lines[1]).toBe(['viewed', '2024-05-01T09:30:00.000Z', 'u1', ...Object.values(attributes)].join(','));
+    expect(lines[0]).toBe(['name', 'timestamp', 'user_id', 'id', ...Object.keys(attributes).map((key) => `attributes.${key}`)].join(','));
+    expect(lines[1]).toBe(['viewed', '2024-05-01T09:30:00.000Z', 'u1', wide.eventId, ...Object.values(attributes)].join(','));
   });
 
   it('fails an export whose events need more than its memory budget for good, saying how to export them', async () => {
@@ -366,7 +376,7 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   it('writes the CSV header alone when nothing matches', async () => {
-    expect(await exported({ format: 'csv' })).toEqual({ text: 'name,timestamp,user_id\r\n', count: 0 });
+    expect(await exported({ format: 'csv' })).toEqual({ text: 'name,timestamp,user_id,id\r\n', count: 0 });
   });
 
   describe('conditions, against real rows', () => {
@@ -416,18 +426,21 @@ export function eventStoreCases(open: () => Promise<EventStoreTarget>): void {
   });
 
   it('stores what JSON allows but UTF-8 and simdjson do not: lone surrogates, integers beyond 64 bits', async () => {
-    await insert([event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } })]);
+    const unreadable = event({ name: 'bad \ud800 name', attributes: { big: 123456789012345680000, text: 'x\udc00' } });
+    await insert([unreadable]);
     // Stored as U+FFFD, which is what a query finds (conditions holding a lone surrogate are refused at intake).
     expect(await jsonLines({ conditions: [['text', '==', 'x\ufffd']] })).toEqual([
       {
         name: 'bad \ufffd name',
         timestamp: '2024-05-01T09:30:00.000Z',
         user_id: 'u1',
+        id: unreadable.eventId,
         attributes: { big: 123456789012345680000, text: 'x\ufffd' },
       },
     ]);
     expect((await exported({ format: 'csv' })).text).toBe(
-      'name,timestamp,user_id,attributes.big,attributes.text\r\nbad \ufffd name,2024-05-01T09:30:00.000Z,u1,123456789012345670000,x\ufffd\r\n',
+      'name,timestamp,user_id,id,attributes.big,attributes.text\r\n' +
+        `bad \ufffd name,2024-05-01T09:30:00.000Z,u1,${unreadable.eventId},123456789012345670000,x\ufffd\r\n`,
     );
   });
 

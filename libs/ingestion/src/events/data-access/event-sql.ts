@@ -14,12 +14,13 @@ export function zoneParams(timeZoneMinutes: number): { zone_minutes: number; zon
 }
 
 /**
- * One NDJSON line: `{"name":..,"timestamp":..,"user_id":..,"attributes":{..}}`, `user_id` null for an
- * event of a group only. `attributes` is already compact JSON text.
+ * One NDJSON line: `{"name":..,"timestamp":..,"user_id":..,"id":..,"attributes":{..}}`, `user_id` null
+ * for an event of a group only, `id` the event id fixed at intake (stable, so clients can drop copies).
+ * `attributes` is already compact JSON text.
  */
 export const JSON_LINE =
   `concat('{"name":', toJSONString(name), ',"timestamp":', toJSONString(${RENDERED_TIMESTAMP}), ` +
-  `',"user_id":', if(user_id = '', 'null', toJSONString(user_id)), ',"attributes":', attributes, '}')`;
+  `',"user_id":', if(user_id = '', 'null', toJSONString(user_id)), ',"id":', toJSONString(event_id), ',"attributes":', attributes, '}')`;
 
 /** A regular expression as a ClickHouse string literal: RE2 reads these patterns as JavaScript does. */
 function sqlPattern(pattern: RegExp): string {
@@ -36,7 +37,6 @@ const CSV_CELL =
   `if(multiSearchAny(cell, [',', '"', '\\r', '\\n']), concat('"', replaceAll(cell, '"', '""'), '"'), cell))`;
 
 /**
-/**
  * An event's attribute cells, one per key of `{attribute_keys:Array(String)}` in the keys' byte order
  * (the CSV header's order): the attributes are parsed once per row into a map of cells (a string is
  * itself, JSON null is empty, any other value its JSON text), the keys the event lacks are added empty,
@@ -49,11 +49,11 @@ const ATTRIBUTE_CELLS =
   `JSONExtract(attributes, 'Map(String, String)'))))`;
 
 /**
- * One CSV record: `name`, `timestamp`, `user_id`, then the attribute cells (`ATTRIBUTE_CELLS`), each
- * written by `CSV_CELL`. The record ends with `\r`: written as `TabSeparatedRaw`, whose `\n` completes
- * the CRLF.
+ * One CSV record: `name`, `timestamp`, `user_id`, `id` (the event id), then the attribute cells
+ * (`ATTRIBUTE_CELLS`), each written by `CSV_CELL`. The record ends with `\r`: written as
+ * `TabSeparatedRaw`, whose `\n` completes the CRLF.
  */
-export const CSV_RECORD = `concat(arrayStringConcat(arrayMap(cell -> ${CSV_CELL}, arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
+export const CSV_RECORD = `concat(arrayStringConcat(arrayMap(cell -> ${CSV_CELL}, arrayConcat([name, ${RENDERED_TIMESTAMP}, user_id, event_id], ${ATTRIBUTE_CELLS})), ','), '\\r')`;
 
 /**
  * Settings of every query that reads events. simdjson refuses a whole document that holds an integer

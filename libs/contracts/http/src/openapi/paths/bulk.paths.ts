@@ -144,9 +144,10 @@ export function bulkPaths(): PathItems {
           '(excluded; without it, no upper bound), as the service held them when the request was accepted (events received ' +
           'later are left out, so pages of one range stay stable). At most 10 million events per request (the recommended ' +
           'range is under one month), in chronological order, `offset` of them skipped first. JSON exports are ' +
-          'newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `attributes`; CSV exports have ' +
-          'the columns `name`, `timestamp`, `user_id`, then `attributes` flattened into `attributes.<key>` columns (the ' +
-          'union of keys seen, sorted). Timestamps are rendered at `time_zone` (`Z` at 0).\n\n' +
+          'newline-delimited JSON, one object per line with `name`, `timestamp`, `user_id`, `id`, `attributes`; CSV exports ' +
+          'have the columns `name`, `timestamp`, `user_id`, `id`, then `attributes` flattened into `attributes.<key>` columns ' +
+          '(the union of keys seen, sorted). `id` is the event id fixed when the event was taken in: the same in every ' +
+          'export, so a client can drop copies. Timestamps are rendered at `time_zone` (`Z` at 0).\n\n' +
           'Everything a client can get wrong is answered with 400 before the 202, naming the field or the condition by its ' +
           'position (`conditions[1][1]: operator ">" is not supported...`); an `end_time` before `start_time` is a 400 too, ' +
           `and so are an \`offset\` over ${EXPORT_MAX_OFFSET}, a \`time_zone\` outside its grammar (the one event history ` +
