@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { accountUrl, api, createAccount, eventually, expectJson, expectProblem, type TestAccount } from './support';
-import { completedJob, download, expectAbsoluteUrl, expectAccepted, ONE_WEEK_MS } from './support-segments';
+import { accountUrl, api, createAccount, eventually, expectJson, expectProblem, type JobDetail, type TestAccount } from './support';
+import { completedJob, download, expectAbsoluteUrl, ONE_WEEK_MS } from './support-segments';
 import { historyOfAtLeast, ndjsonBody, ndjsonText, startImport, type Json } from './support-people';
 
 /**
@@ -267,24 +267,38 @@ interface ExportStatus {
   readonly expires_at?: string;
   readonly rows?: number;
   readonly truncated?: boolean;
-  readonly reason?: string;
+  readonly failure_reason?: string;
 }
 
+const ONE_HOUR_MS = 3_600_000;
+
 describe('POST /analytics/exports and GET /analytics/exports/{job_id}', () => {
-  it('runs the spec as a job whose JSON result is downloadable without credentials for a week', async () => {
+  it('runs the spec as a job as the official CLI waits on it: queued, running, then done with a fresh link of an hour', async () => {
     const spec = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] };
-    const ack = await expectAccepted(account, await api(account, 'POST', '/analytics/exports', { json: spec }));
+    const ack = await expectJson<{ job_id: string; status: string; status_url: string }>(
+      await api(account, 'POST', '/analytics/exports', { json: spec }),
+      202,
+    );
+    expect(Object.keys(ack).sort()).toEqual(['job_id', 'status', 'status_url']);
+    expect(ack.status).toBe('queued');
+    expectAbsoluteUrl(ack.status_url, `/v2/accounts/${encodeURIComponent(account.id)}/analytics/exports/${encodeURIComponent(ack.job_id)}`);
     const done = await eventually(async () => {
       const state = await expectJson<ExportStatus>(await api(account, 'GET', `/analytics/exports/${ack.job_id}`), 200);
-      if (state.status === 'IN_PROGRESS') throw new Error('the export is still in progress');
+      expect(['running', 'done']).toContain(state.status);
+      if (state.status === 'running') throw new Error('the export is still running');
       return state;
     }, 30_000);
-    expect(done).toMatchObject({ job_id: ack.job_id, status: 'COMPLETED', truncated: false });
+    expect(done).toMatchObject({ job_id: ack.job_id, status: 'done', truncated: false });
     expectAbsoluteUrl(done.download_url);
-    expect(Math.abs(Date.parse(String(done.expires_at)) - (Date.now() + ONE_WEEK_MS))).toBeLessThan(120_000);
+    expect(Math.abs(Date.parse(String(done.expires_at)) - (Date.now() + ONE_HOUR_MS))).toBeLessThan(120_000);
     const downloaded = JSON.parse(await download(String(done.download_url))) as Json[];
     expect(downloaded).toEqual(await rowsOf(spec));
     expect(done.rows).toBe(downloaded.length);
+    // The job is listed under /jobs too, in the statuses of the contract's jobs, with the link of a week.
+    const job = await expectJson<JobDetail>(await api(account, 'GET', `/jobs/${ack.job_id}`), 200);
+    expect(job.status).toBe('COMPLETED');
+    const completed = job.events.find((event) => event.name === 'Completed');
+    expect(Math.abs(Date.parse(String(completed?.attributes['expires_at'])) - (Date.now() + ONE_WEEK_MS))).toBeLessThan(120_000);
   });
 
   it('refuses an invalid spec before creating a job, naming the field', async () => {

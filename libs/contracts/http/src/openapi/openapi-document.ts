@@ -1,5 +1,10 @@
 import { PUBLIC_API_VERSION } from '../api-version';
-import { AnalyticsExportStatusSchema, AnalyticsQuerySchema, AnalyticsRowSchema } from '../schemas/analytics.schema';
+import {
+  AnalyticsExportAcknowledgementSchema,
+  AnalyticsExportStatusSchema,
+  AnalyticsQuerySchema,
+  AnalyticsRowSchema,
+} from '../schemas/analytics.schema';
 import { AsyncAcknowledgementSchema, CSV_FORMULA_RULE, ProblemSchema, StatusAcknowledgementSchema } from '../schemas/common.schema';
 import { FlowSchema, IngestionFilteringRulesSchema, TagSchema } from '../schemas/content.schema';
 import { EXPERIENCE_KINDS, EXPERIENCE_RECORD_SCHEMAS, tagOf } from '../schemas/experience-kinds';
@@ -141,6 +146,7 @@ export function buildOpenApiDocument(): JsonObject {
     JobDetailSchema,
     AnalyticsQuerySchema,
     AnalyticsRowSchema,
+    AnalyticsExportAcknowledgementSchema,
     AnalyticsExportStatusSchema,
   );
   const paths = withIdempotencyKeys({ ...contentPaths(), ...segmentPaths(), ...peoplePaths(schemas), ...bulkPaths(), ...analyticsPaths() });

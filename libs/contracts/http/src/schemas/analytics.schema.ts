@@ -117,31 +117,57 @@ export const AnalyticsRowSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: 'One row: the dimension values (text or `null`) and one number per metric; or, for `columns`, the event fields asked for',
 });
 
+/** How long the `download_url` of a finished analytics export works: each poll signs a fresh one. */
+export const ANALYTICS_DOWNLOAD_LINK_SECONDS = 3600;
+
+/** The 202 of `POST /analytics/exports`: the job, `queued`, and where to poll it. */
+export const AnalyticsExportAcknowledgementSchema = Type.Object(
+  {
+    job_id: Type.String({ description: 'The job of the export' }),
+    status: Type.Literal('queued'),
+    status_url: Type.String({ format: 'uri', description: 'Absolute URL of `GET /analytics/exports/{job_id}`; answers at once' }),
+  },
+  { $id: 'AnalyticsExportAcknowledgement', description: 'An analytics export accepted' },
+);
+export type AnalyticsExportAcknowledgement = Static<typeof AnalyticsExportAcknowledgementSchema>;
+
 export const AnalyticsExportStatusSchema = Type.Object(
   {
     job_id: Type.String({ description: 'The job of the export' }),
-    status: Type.Union([Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('FAILED')], {
-      description: '`IN_PROGRESS` until the result is written (`COMPLETED`) or cannot be (`FAILED`)',
+    // The states the official CLI waits on: `queued` (the 202), then these; `done` and `failed` are final.
+    status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')], {
+      description: '`running` until the result is written (`done`) or cannot be (`failed`); `done` and `failed` are final',
     }),
     started_at: Type.String({ format: 'date-time', description: 'When the export was requested' }),
     download_url: Type.Optional(
       Type.String({
         format: 'uri',
-        description: 'When `COMPLETED`: link to the result, a JSON array of rows, valid one week; it needs no credentials',
+        description:
+          `When \`done\`: link to the result, a JSON array of rows; it needs no credentials and works ${ANALYTICS_DOWNLOAD_LINK_SECONDS} ` +
+          'seconds: each poll answers a fresh one',
       }),
     ),
-    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When `COMPLETED`: when `download_url` stops working' })),
-    rows: Type.Optional(Type.Integer({ minimum: 0, description: 'When `COMPLETED`: rows in the result' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When `done`: when `download_url` stops working' })),
+    rows: Type.Optional(Type.Integer({ minimum: 0, description: 'When `done`: rows in the result' })),
     truncated: Type.Optional(
       Type.Boolean({
-        description: 'When `COMPLETED`: whether the result was clamped to the export row limit (`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS`)',
+        description: 'When `done`: whether the result was clamped to the export row limit (`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS`)',
       }),
     ),
-    reason: Type.Optional(Type.String({ description: 'When `FAILED`: why' })),
+    failure_reason: Type.Optional(Type.String({ description: 'When `failed`: why' })),
   },
   { $id: 'AnalyticsExportStatus', description: 'The state of an analytics export' },
 );
 export type AnalyticsExportStatus = Static<typeof AnalyticsExportStatusSchema>;
+
+/** Absolute URL of an analytics export's state under the public base URL (`AppConfig.publicUrl`). */
+export function analyticsExportUrlOf(publicUrl: string, accountId: string, jobId: string): string {
+  return `${publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/analytics/exports/${encodeURIComponent(jobId)}`;
+}
+
+export function analyticsExportAcknowledgement(publicUrl: string, accountId: string, jobId: string): AnalyticsExportAcknowledgement {
+  return { job_id: jobId, status: 'queued', status_url: analyticsExportUrlOf(publicUrl, accountId, jobId) };
+}
 
 /** Response headers of `POST /analytics/query`. */
 export const ANALYTICS_HEADERS = {

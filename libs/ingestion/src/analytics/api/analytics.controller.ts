@@ -14,7 +14,12 @@ import {
 } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANALYTICS_HEADERS, type AnalyticsExportStatus, asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
+import {
+  ANALYTICS_HEADERS,
+  type AnalyticsExportAcknowledgement,
+  analyticsExportAcknowledgement,
+  type AnalyticsExportStatus,
+} from '@guidepost/contracts-http';
 import { AppConfig } from '@guidepost/platform-config';
 import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
 import { AnalyticsExports } from '../application/analytics-exports.service';
@@ -71,9 +76,9 @@ export class AnalyticsController {
   async export(
     @Param('account_id') accountId: string,
     @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest,
-  ): Promise<AsyncAcknowledgement> {
+  ): Promise<AnalyticsExportAcknowledgement> {
     const job = await this.exports.request(accountId, request);
-    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
+    return analyticsExportAcknowledgement(this.config.publicUrl, accountId, job.id);
   }
 
   @Get('exports/:job_id')

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { AnalyticsExportRequested, type PayloadOf } from '@guidepost/contracts-events';
-import { type AnalyticsExportStatus, type CreatedJob, JobName } from '@guidepost/contracts-http';
+import { ANALYTICS_DOWNLOAD_LINK_SECONDS, type AnalyticsExportStatus, type CreatedJob, JobName } from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
 import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { AppConfig } from '@guidepost/platform-config';
@@ -24,6 +24,7 @@ const RESULT_FILE = { extension: 'json', contentType: 'application/json' };
  * Analytics exports: the query spec of `POST /analytics/query` run as a job, its rows written as one
  * JSON array into the blob store and linked for one week, as event exports are (the same delivery).
  * The spec is validated before the 202; a job always ends, `Completed` or `Failed` with the reason.
+ * Its state is told as the official CLI reads it (`running`, `done` with a link of an hour, `failed`).
  */
 @Injectable()
 export class AnalyticsExports {
@@ -66,26 +67,35 @@ export class AnalyticsExports {
       });
   }
 
-  /** The export's state; 404 for a job that is not an analytics export of the account. */
+  /**
+   * The export's state; 404 for a job that is not an analytics export of the account. A finished
+   * export's `download_url` is signed afresh on each call, for an hour: a client whose link expired
+   * polls again (the job's `Completed` event keeps the link of a week that `/jobs` shows).
+   */
   async status(accountId: string, jobId: string): Promise<AnalyticsExportStatus> {
     const { job, events } = await this.jobs.jobWithEvents(accountId, jobId);
     if (job.name !== JobName.ExportAnalytics) throw notFound('Analytics export', jobId);
-    const status: AnalyticsExportStatus = { job_id: job.id, status: job.status, started_at: job.startedAt.toISOString() };
+    const started_at = job.startedAt.toISOString();
     // The final event (`Completed` or `Failed`, recorded by `write`) carries the outcome.
-    const outcome = (events.at(-1)?.attributes ?? {}) as Partial<
-      Record<'signed_s3_url' | 'expires_at' | 'reason', string> & { rows: number; truncated: boolean }
-    >;
-    if (job.status === 'COMPLETED') {
-      return {
-        ...status,
-        download_url: outcome.signed_s3_url,
-        expires_at: outcome.expires_at,
-        rows: outcome.rows,
-        truncated: outcome.truncated === true,
-      };
+    const outcome = (events.at(-1)?.attributes ?? {}) as Partial<{ reason: string; rows: number; truncated: boolean }>;
+    switch (job.status) {
+      case 'IN_PROGRESS':
+        return { job_id: job.id, status: 'running', started_at };
+      case 'FAILED':
+        return { job_id: job.id, status: 'failed', started_at, failure_reason: outcome.reason ?? 'The export failed' };
+      case 'COMPLETED': {
+        const link = await this.blobs.signedUrl(exportBlobKey(accountId, jobId, RESULT_FILE.extension), ANALYTICS_DOWNLOAD_LINK_SECONDS);
+        return {
+          job_id: job.id,
+          status: 'done',
+          started_at,
+          download_url: link.url,
+          expires_at: link.expiresAt,
+          rows: outcome.rows,
+          truncated: outcome.truncated === true,
+        };
+      }
     }
-    if (job.status === 'FAILED') return { ...status, reason: outcome.reason ?? 'The export failed' };
-    return status;
   }
 
   /** `[row,\n row, ...]`: at most the export row limit, and whether there were more. */

@@ -1,20 +1,13 @@
 import {
   ANALYTICS_HEADERS,
   ANALYTICS_QUERY_EXAMPLES,
+  ANALYTICS_DOWNLOAD_LINK_SECONDS,
+  AnalyticsExportAcknowledgementSchema,
   AnalyticsExportStatusSchema,
   AnalyticsQuerySchema,
   AnalyticsRowSchema,
 } from '../../schemas/analytics.schema';
-import {
-  ACCOUNT_PATH,
-  asyncAcknowledgementResponse,
-  JSON_TYPE,
-  listResponse,
-  objectResponse,
-  operation,
-  type PathItems,
-  problem,
-} from '../openapi-builders';
+import { ACCOUNT_PATH, JSON_TYPE, listResponse, objectResponse, operation, type PathItems, problem } from '../openapi-builders';
 import { ref, type JsonObject } from '../schema-components';
 
 /** Analytics queries over the account's events and their exports (owned by the ingestion service). */
@@ -76,10 +69,16 @@ export function analyticsPaths(): PathItems {
         description:
           `Runs a query spec as an offline job, for results beyond the row limit of a query. ${QUERY_SPEC} The spec is ` +
           'validated before the 202 (the same 400s as the query). The result is one JSON array of rows, at most ' +
-          '`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS` (1,000,000 by default); poll `GET /analytics/exports/{job_id}` for its link. ' +
+          '`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS` (1,000,000 by default). The 202 says `queued`; poll its `status_url` ' +
+          '(`GET /analytics/exports/{job_id}`) until `done` or `failed`. ' +
           'An account may have as many imports and exports in progress as `GUIDEPOST_BULK_JOBS_PER_ACCOUNT` allows.',
         requestBody: specBody('The query spec (JSON only)'),
-        responses: { 202: asyncAcknowledgementResponse('Accepted; the export runs offline.') },
+        responses: {
+          202: objectResponse(
+            'Accepted; the export runs offline. The job is created before this answer, so `status_url` answers at once.',
+            AnalyticsExportAcknowledgementSchema,
+          ),
+        },
         errors: [400, 413, 415],
       }),
     },
@@ -89,10 +88,11 @@ export function analyticsPaths(): PathItems {
         tag: 'Analytics',
         summary: 'Get an analytics export',
         description:
-          'The state of an analytics export: `IN_PROGRESS`, then `COMPLETED` with `download_url` (the JSON result, valid ' +
-          'one week, downloadable without credentials), `expires_at`, `rows` and `truncated`, or `FAILED` with `reason`. ' +
-          'A job of the account that is not an analytics export, or no job, is 404. The job is also listed under `/jobs` ' +
-          '(name `Export Analytics`).',
+          'The state of an analytics export, as the official CLI reads it: `running`, then `done` with `download_url` (the ' +
+          `JSON result, downloadable without credentials for ${ANALYTICS_DOWNLOAD_LINK_SECONDS} seconds: each call answers a ` +
+          'fresh link), `expires_at`, `rows` and `truncated`, or `failed` with `failure_reason`; `done` and `failed` are ' +
+          'final. A job of the account that is not an analytics export, or no job, is 404. The job is also listed under ' +
+          '`/jobs` (name `Export Analytics`, `IN_PROGRESS`, `COMPLETED` or `FAILED`, with a link of a week).',
         pathParameters: ['job_id'],
         responses: { 200: objectResponse('The export', AnalyticsExportStatusSchema) },
         errors: [400, 404],

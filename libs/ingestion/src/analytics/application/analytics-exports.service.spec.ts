@@ -1,0 +1,69 @@
+import { ANALYTICS_DOWNLOAD_LINK_SECONDS, type JobStatus, JobName } from '@guidepost/contracts-http';
+import type { BlobStore } from '@guidepost/platform-blob';
+import type { AppConfig } from '@guidepost/platform-config';
+import type { UnitOfWork } from '@guidepost/platform-database';
+import { DomainError } from '@guidepost/platform-errors';
+import type { JobRegistry } from '../../jobs/application/job-registry.service';
+import { AnalyticsExports } from './analytics-exports.service';
+import type { AnalyticsStore } from './analytics-store.port';
+
+const STARTED_AT = new Date('2026-11-27T10:00:00.000Z');
+
+/** The exports service over a job in `status` whose last event holds `attributes`; links signed for as long as asked. */
+function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, name: string = JobName.ExportAnalytics) {
+  const signed: { key: string; ttlSeconds: number }[] = [];
+  const jobs = {
+    jobWithEvents: (accountId: string, jobId: string) =>
+      Promise.resolve({ job: { id: jobId, accountId, name, startedAt: STARTED_AT, status }, events: [{ attributes }] }),
+  } as unknown as JobRegistry;
+  const blobs = {
+    signedUrl: (key: string, ttlSeconds: number) => {
+      signed.push({ key, ttlSeconds });
+      return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?n=${signed.length}`, expiresAt: '2026-11-27T11:00:00.000Z' });
+    },
+  } as unknown as BlobStore;
+  const service = new AnalyticsExports({} as AnalyticsStore, blobs, jobs, {} as UnitOfWork, {} as AppConfig);
+  return { service, signed };
+}
+
+describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () => {
+  it('tells a job in progress as running', async () => {
+    const { service } = exportsOf('IN_PROGRESS');
+    expect(await service.status('acme', 'j1')).toEqual({ job_id: 'j1', status: 'running', started_at: STARTED_AT.toISOString() });
+  });
+
+  it('tells a completed job as done, with a link to its result signed afresh for an hour on each call', async () => {
+    const { service, signed } = exportsOf('COMPLETED', { rows: 42, truncated: false, signed_s3_url: 'https://week-long.test/link' });
+    const first = await service.status('acme', 'j1');
+    expect(first).toEqual({
+      job_id: 'j1',
+      status: 'done',
+      started_at: STARTED_AT.toISOString(),
+      download_url: 'https://guidepost.test/blobs/exports/acme/j1.json?n=1',
+      expires_at: '2026-11-27T11:00:00.000Z',
+      rows: 42,
+      truncated: false,
+    });
+    expect((await service.status('acme', 'j1')).download_url).toBe('https://guidepost.test/blobs/exports/acme/j1.json?n=2');
+    expect(signed).toEqual([
+      { key: 'exports/acme/j1.json', ttlSeconds: ANALYTICS_DOWNLOAD_LINK_SECONDS },
+      { key: 'exports/acme/j1.json', ttlSeconds: ANALYTICS_DOWNLOAD_LINK_SECONDS },
+    ]);
+  });
+
+  it('tells a failed job as failed, with its reason as failure_reason', async () => {
+    const { service } = exportsOf('FAILED', { reason: 'query: needs more than the memory budget' });
+    expect(await service.status('acme', 'j1')).toEqual({
+      job_id: 'j1',
+      status: 'failed',
+      started_at: STARTED_AT.toISOString(),
+      failure_reason: 'query: needs more than the memory budget',
+    });
+  });
+
+  it('answers 404 for a job of the account that is not an analytics export', async () => {
+    const { service } = exportsOf('COMPLETED', {}, JobName.ExportEvents);
+    await expect(service.status('acme', 'j1')).rejects.toThrow(DomainError);
+    await expect(service.status('acme', 'j1')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
