@@ -301,6 +301,18 @@ describe('POST /analytics/exports and GET /analytics/exports/{job_id}', () => {
     expect(Math.abs(Date.parse(String(completed?.attributes['expires_at'])) - (Date.now() + ONE_WEEK_MS))).toBeLessThan(120_000);
   });
 
+  it('caps the export at the limit of the spec, as the query is capped', async () => {
+    const spec = { ...WINDOW, metrics: ['events'], dimensions: ['name'], limit: 2 };
+    const ack = await expectJson<{ job_id: string }>(await api(account, 'POST', '/analytics/exports', { json: spec }), 202);
+    const done = await eventually(async () => {
+      const state = await expectJson<ExportStatus>(await api(account, 'GET', `/analytics/exports/${ack.job_id}`), 200);
+      if (state.status !== 'done') throw new Error(`the export is ${state.status}`);
+      return state;
+    }, 30_000);
+    expect(done).toMatchObject({ rows: 2, truncated: true });
+    expect(JSON.parse(await download(String(done.download_url)))).toEqual(await rowsOf(spec));
+  });
+
   it('refuses an invalid spec before creating a job, naming the field', async () => {
     await expectProblem(
       await api(account, 'POST', '/analytics/exports', { json: { ...WINDOW, metrics: ['events'], dimensions: ['colour'] } }),

@@ -11,7 +11,7 @@ import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { type AnalyticsRequest, analyticsSpecOf } from './analytics-spec';
 import { AnalyticsStore } from './analytics-store.port';
-import { budgetOf } from './analytics-queries.service';
+import { budgetOf, rowCapOf } from './analytics-queries.service';
 import { write } from '../../events/application/output-writes';
 
 export type AnalyticsExportPayload = PayloadOf<typeof AnalyticsExportRequested>;
@@ -98,10 +98,11 @@ export class AnalyticsExports {
     }
   }
 
-  /** `[row,\n row, ...]`: at most the export row limit, and whether there were more. */
+  /** `[row,\n row, ...]`: at most the spec's `limit` and the export row limit, and whether there were more. */
   private async writeRows(request: AnalyticsExportPayload, output: Writable): Promise<{ rows: number; truncated: boolean }> {
-    const maxRows = this.config.analytics.exportMaxRows;
-    const read = { accountId: request.accountId, spec: analyticsSpecOf(request.spec), maxRows: maxRows + 1, budget: budgetOf(this.config) };
+    const spec = analyticsSpecOf(request.spec);
+    const maxRows = rowCapOf(spec, this.config.analytics.exportMaxRows);
+    const read = { accountId: request.accountId, spec, maxRows: maxRows + 1, budget: budgetOf(this.config) };
     let rows = 0;
     let truncated = false;
     await write(output, '[');

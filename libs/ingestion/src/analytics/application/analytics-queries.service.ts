@@ -86,7 +86,7 @@ export class AnalyticsQueries {
   private async run(accountId: string, spec: AnalyticsSpec, abandoned: AbortSignal | undefined): Promise<AnalyticsAnswer> {
     const concurrency = this.acquire(accountId);
     try {
-      const maxRows = Math.min(spec.limit ?? Number.MAX_SAFE_INTEGER, this.config.analytics.maxRows);
+      const maxRows = rowCapOf(spec, this.config.analytics.maxRows);
       const rows: unknown[] = [];
       // One more row than answered tells whether the result was clamped.
       for await (const row of this.store.rows({ accountId, spec, maxRows: maxRows + 1, budget: budgetOf(this.config), abandoned })) {
@@ -120,6 +120,11 @@ function outcomeOf(error: unknown): QueryOutcome {
   // The conditions are compiled with the statement: a condition at fault is found there.
   if (error instanceof DomainError && error.code === 'invalid_request') return 'invalid';
   return 'failed';
+}
+
+/** The most rows of a query's answer or export: the spec's `limit`, never more than the server's `serverMaxRows`. */
+export function rowCapOf(spec: AnalyticsSpec, serverMaxRows: number): number {
+  return Math.min(spec.limit ?? serverMaxRows, serverMaxRows);
 }
 
 /** The per-query budget of the configuration, enforced by the store as ClickHouse settings. */

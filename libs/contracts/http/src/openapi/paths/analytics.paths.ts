@@ -68,8 +68,8 @@ export function analyticsPaths(): PathItems {
         summary: 'Export analytics',
         description:
           `Runs a query spec as an offline job, for results beyond the row limit of a query. ${QUERY_SPEC} The spec is ` +
-          'validated before the 202 (the same 400s as the query). The result is one JSON array of rows, at most ' +
-          '`GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS` (1,000,000 by default). The 202 says `queued`; poll its `status_url` ' +
+          'validated before the 202 (the same 400s as the query). The result is one JSON array of rows, at most `limit` ' +
+          'and never more than `GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS` (1,000,000 by default). The 202 says `queued`; poll its `status_url` ' +
           '(`GET /analytics/exports/{job_id}`) until `done` or `failed`. ' +
           'An account may have as many imports and exports in progress as `GUIDEPOST_BULK_JOBS_PER_ACCOUNT` allows.',
         requestBody: specBody('The query spec (JSON only)'),
