@@ -12,7 +12,7 @@ import {
   Res,
   UseInterceptors,
 } from '@nestjs/common';
-import type { Observable } from 'rxjs';
+import { catchError, mergeMap, type Observable } from 'rxjs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ANALYTICS_HEADERS,
@@ -39,6 +39,36 @@ class ConcurrencyHeaders implements NestInterceptor {
     const { account_id: accountId } = http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params;
     concurrencyHeaders(http.getResponse<FastifyReply>(), this.queries.concurrencyOf(accountId));
     return next.handle();
+  }
+}
+
+/**
+ * The answers of the export routes carry the account's job slots, as clients of the real API read
+ * them there (and pace their submits by them): the slots imports and exports share, and how many are
+ * busy once the route has done its work. A 4xx carries them too; a store that cannot count leaves
+ * them out rather than fail the answer.
+ */
+@Injectable()
+class JobSlotHeaders implements NestInterceptor {
+  constructor(private readonly exports: AnalyticsExports) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const { account_id: accountId } = http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params;
+    const withSlots = async (): Promise<void> => {
+      const slots = await this.exports.jobSlots(accountId).catch(() => undefined);
+      if (slots) concurrencyHeaders(http.getResponse<FastifyReply>(), slots);
+    };
+    return next.handle().pipe(
+      mergeMap(async (body: unknown) => {
+        await withSlots();
+        return body;
+      }),
+      catchError(async (error: unknown) => {
+        await withSlots();
+        throw error;
+      }),
+    );
   }
 }
 
@@ -73,6 +103,7 @@ export class AnalyticsController {
 
   @Post('exports')
   @HttpCode(HttpStatus.ACCEPTED)
+  @UseInterceptors(JobSlotHeaders)
   async export(
     @Param('account_id') accountId: string,
     @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest,
@@ -82,6 +113,7 @@ export class AnalyticsController {
   }
 
   @Get('exports/:job_id')
+  @UseInterceptors(JobSlotHeaders)
   async exportStatus(
     @Param('account_id') accountId: string,
     @Param('job_id', IdentifierParam) jobId: string,

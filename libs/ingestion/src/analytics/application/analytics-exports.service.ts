@@ -11,7 +11,7 @@ import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { JobRegistry } from '../../jobs/application/job-registry.service';
 import { type AnalyticsRequest, analyticsSpecOf } from './analytics-spec';
 import { AnalyticsStore } from './analytics-store.port';
-import { budgetOf, rowCapOf } from './analytics-queries.service';
+import { budgetOf, type Concurrency, rowCapOf } from './analytics-queries.service';
 import { write } from '../../events/application/output-writes';
 
 export type AnalyticsExportPayload = PayloadOf<typeof AnalyticsExportRequested>;
@@ -35,6 +35,11 @@ export class AnalyticsExports {
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
     private readonly config: AppConfig,
   ) {}
+
+  /** The account's job slots, which analytics exports share with imports and event exports, and how many are busy. */
+  jobSlots(accountId: string): Promise<Concurrency> {
+    return this.jobs.bulkJobSlots(accountId);
+  }
 
   /** Checks the spec (conditions included), then creates the job and announces the export. */
   async request(accountId: string, request: AnalyticsRequest): Promise<CreatedJob> {

@@ -80,14 +80,18 @@ export class JobRegistry implements JobRegistryClient {
    * and by an import before its upload is stored, so a refused client does not send 200 MB for nothing.
    */
   async assertRoomForBulkJob(accountId: string, tx?: Transaction): Promise<void> {
-    const limit = this.config.bulkJobsPerAccount;
-    const running = await this.jobs.countInProgress(accountId, BULK_JOBS, tx?.manager);
+    const { limit, used: running } = await this.bulkJobSlots(accountId, tx);
     if (running < limit) return;
     throw new DomainError(
       'throttled',
       `At most ${limit} imports and exports may be in progress at once for an account, and ${running} are: retry once one has finished`,
       { retryAfterSeconds: BULK_JOB_RETRY_AFTER_SECONDS },
     );
+  }
+
+  /** The account's slots for imports and exports (`GUIDEPOST_BULK_JOBS_PER_ACCOUNT`), and how many are in progress. */
+  async bulkJobSlots(accountId: string, tx?: Transaction): Promise<{ limit: number; used: number }> {
+    return { limit: this.config.bulkJobsPerAccount, used: await this.jobs.countInProgress(accountId, BULK_JOBS, tx?.manager) };
   }
 
   /**

@@ -21,6 +21,19 @@ const CONCURRENCY_HEADERS: JsonObject = {
   [ANALYTICS_HEADERS.concurrencyUsed]: integerHeader("The account's analytics queries running, this one included"),
 };
 
+/** On the export routes the same headers count job slots, as clients of the real API read them there. */
+const JOB_SLOT_HEADERS: JsonObject = {
+  [ANALYTICS_HEADERS.concurrencyLimit]: integerHeader(
+    'Imports and exports (analytics exports included) the account may have in progress at once (`GUIDEPOST_BULK_JOBS_PER_ACCOUNT`)',
+  ),
+  [ANALYTICS_HEADERS.concurrencyUsed]: integerHeader("The account's imports and exports in progress, once this request was served"),
+};
+
+/** `response` with the job slot headers beside its own. */
+function withJobSlots(response: JsonObject): JsonObject {
+  return { ...response, headers: { ...(response['headers'] as JsonObject), ...JOB_SLOT_HEADERS } };
+}
+
 const QUERY_SPEC =
   'The spec: `metrics` with `dimensions` answer aggregate rows, one object per combination of dimension values with one ' +
   'number per metric, ordered by the time buckets (oldest first), then the first metric (largest first), then the other ' +
@@ -74,9 +87,11 @@ export function analyticsPaths(): PathItems {
           'An account may have as many imports and exports in progress as `GUIDEPOST_BULK_JOBS_PER_ACCOUNT` allows.',
         requestBody: specBody('The query spec (JSON only)'),
         responses: {
-          202: objectResponse(
-            'Accepted; the export runs offline. The job is created before this answer, so `status_url` answers at once.',
-            AnalyticsExportAcknowledgementSchema,
+          202: withJobSlots(
+            objectResponse(
+              'Accepted; the export runs offline. The job is created before this answer, so `status_url` answers at once.',
+              AnalyticsExportAcknowledgementSchema,
+            ),
           ),
         },
         errors: [400, 413, 415],
@@ -94,7 +109,7 @@ export function analyticsPaths(): PathItems {
           'final. A job of the account that is not an analytics export, or no job, is 404. The job is also listed under ' +
           '`/jobs` (name `Export Analytics`, `IN_PROGRESS`, `COMPLETED` or `FAILED`, with a link of a week).',
         pathParameters: ['job_id'],
-        responses: { 200: objectResponse('The export', AnalyticsExportStatusSchema) },
+        responses: { 200: withJobSlots(objectResponse('The export', AnalyticsExportStatusSchema)) },
         errors: [400, 404],
       }),
     },
