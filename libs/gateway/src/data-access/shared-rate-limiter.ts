@@ -36,8 +36,8 @@ interface Lease {
  * windows are aligned to the clock's seconds, and a replica leases a slice of the window's budget at
  * a time (one `INSERT ... ON CONFLICT DO UPDATE`), so most requests cost no query while no replica can
  * ever admit more than the budget allows altogether. Should the database fail or not answer within
- * `LEASE_WAIT_MS`, each replica falls back to the budget on its own, in memory, for a second at a time,
- * rather than refuse, hold requests or admit everything.
+ * `leaseWaitMs` (`LEASE_WAIT_MS` by default), each replica falls back to the budget on its own, in
+ * memory, for a second at a time, rather than refuse, hold requests or admit everything.
  */
 export class SharedRateLimiter extends RateLimiter {
   private readonly logger = new Logger(SharedRateLimiter.name);
@@ -52,6 +52,7 @@ export class SharedRateLimiter extends RateLimiter {
     private readonly dataSource: DataSource,
     private readonly limit: number,
     private readonly now: () => number = Date.now,
+    private readonly leaseWaitMs: number = LEASE_WAIT_MS,
   ) {
     super();
     this.leaseSize = Math.max(1, Math.ceil(limit * LEASE_SHARE));
@@ -70,7 +71,7 @@ export class SharedRateLimiter extends RateLimiter {
     if (lease.left === 0 && !lease.exhausted) {
       if (now < this.aloneUntil) return this.fallback.take(subject);
       try {
-        await withDeadline(this.renew(subject, lease), LEASE_WAIT_MS, 'the shared rate limit (PostgreSQL)');
+        await withDeadline(this.renew(subject, lease), this.leaseWaitMs, 'the shared rate limit (PostgreSQL)');
       } catch (error) {
         this.aloneUntil = this.now() + ALONE_AFTER_FAILURE_MS;
         this.logger.warn(`the shared rate limit is unavailable, limiting on this replica alone: ${reasonOf(error)}`);
