@@ -73,6 +73,20 @@ describe('limits shared by every gateway replica, on a real PostgreSQL', () => {
     expect(await burst()).toBe(limit);
   });
 
+  it('leases no more than its requests take, leaving the rest of the budget to the other replicas', async () => {
+    const limit = 200;
+    const now = 1_800_000_050_250;
+    const limiters = replicas.map((replica) => new SharedRateLimiter(replica, limit, () => now, 60_000));
+    const account = `acct-${randomUUID()}`;
+
+    // Twenty requests at once find the first replica without a lease: they share its renewals rather
+    // than each take a lease of their own and leave most of it unused.
+    const first = await Promise.all(Array.from({ length: 20 }, () => limiters[0].take(account)));
+    expect(first.every((decision) => decision.allowed)).toBe(true);
+    const second = await Promise.all(Array.from({ length: 600 }, () => limiters[1].take(account)));
+    expect(second.filter((decision) => decision.allowed)).toHaveLength(limit - 20);
+  });
+
   it('keeps limiting on its own budget when the database cannot be reached', async () => {
     const lost = await replicaDataSource(url);
     await lost.destroy();

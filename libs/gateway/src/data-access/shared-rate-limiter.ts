@@ -29,6 +29,10 @@ interface Lease {
   grantedEverywhere: number;
   /** The shared budget is spent: refuse until the window ends. */
   exhausted: boolean;
+  /** Requests waiting for a lease: the next one asks for at least as many. */
+  waiting: number;
+  /** The lease being taken, which every request that finds this one spent waits for. */
+  renewal?: Promise<void>;
 }
 
 /**
@@ -64,18 +68,23 @@ export class SharedRateLimiter extends RateLimiter {
     const windowStart = now - (now % WINDOW_MS);
     let lease = this.leases.get(subject);
     if (lease === undefined || lease.windowStart !== windowStart) {
-      lease = { windowStart, left: 0, grantedEverywhere: 0, exhausted: false };
+      lease = { windowStart, left: 0, grantedEverywhere: 0, exhausted: false, waiting: 0 };
       this.leases.set(subject, lease);
       this.forgetEndedWindows(windowStart);
     }
-    if (lease.left === 0 && !lease.exhausted) {
-      if (now < this.aloneUntil) return this.fallback.take(subject);
+    // Several requests may find the lease spent together; they share one renewal, and whoever finds
+    // it spent again (others took it first) asks for the next one.
+    while (lease.left === 0 && !lease.exhausted) {
+      if (this.now() < this.aloneUntil) return this.fallback.take(subject);
+      lease.waiting += 1;
       try {
-        await withDeadline(this.renew(subject, lease), this.leaseWaitMs, 'the shared rate limit (PostgreSQL)');
+        await this.renewalOf(subject, lease);
       } catch (error) {
         this.aloneUntil = this.now() + ALONE_AFTER_FAILURE_MS;
         this.logger.warn(`the shared rate limit is unavailable, limiting on this replica alone: ${reasonOf(error)}`);
         return this.fallback.take(subject);
+      } finally {
+        lease.waiting -= 1;
       }
     }
     const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
@@ -85,17 +94,33 @@ export class SharedRateLimiter extends RateLimiter {
   }
 
   /**
-   * Takes the next lease from the shared count. The count may pass the budget by less than one lease
-   * (the replica that passes it admits only what was left), and once it has, nobody adds to it.
+   * The renewal under way, or a new one for every request waiting: one at a time per lease, so that a
+   * replica holds at most one lease unused when the window ends, and sized to the requests waiting, so
+   * that a slow database does not hold admissions below the budget.
    */
-  private async renew(subject: string, lease: Lease): Promise<void> {
+  private renewalOf(subject: string, lease: Lease): Promise<void> {
+    lease.renewal ??= withDeadline(
+      this.renew(subject, lease, Math.max(this.leaseSize, lease.waiting)),
+      this.leaseWaitMs,
+      'the shared rate limit (PostgreSQL)',
+    ).finally(() => {
+      lease.renewal = undefined;
+    });
+    return lease.renewal;
+  }
+
+  /**
+   * Takes `size` more from the shared count. The count may pass the budget by less than that (the
+   * replica that passes it admits only what was left), and once it has, nobody adds to it.
+   */
+  private async renew(subject: string, lease: Lease, size: number): Promise<void> {
     const rows: { granted: number }[] = await this.dataSource.query(
       `INSERT INTO ${GATEWAY_SCHEMA}.rate_limit_windows AS w (account_id, window_start, granted)
        VALUES ($1, $2, $3)
        ON CONFLICT (account_id, window_start) DO UPDATE SET granted = w.granted + $3
        WHERE w.granted < $4
        RETURNING granted`,
-      [subject, lease.windowStart, this.leaseSize, this.limit],
+      [subject, lease.windowStart, size, this.limit],
     );
     const granted = rows[0]?.granted;
     if (granted === undefined) {
@@ -103,7 +128,7 @@ export class SharedRateLimiter extends RateLimiter {
       lease.grantedEverywhere = this.limit;
       return;
     }
-    lease.left += this.leaseSize - Math.max(0, granted - this.limit);
+    lease.left += size - Math.max(0, granted - this.limit);
     lease.grantedEverywhere = Math.min(granted, this.limit);
     if (granted >= this.limit) lease.exhausted = true;
     await this.sweep(lease.windowStart);
