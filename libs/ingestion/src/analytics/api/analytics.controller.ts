@@ -12,6 +12,7 @@ import {
   Res,
   UseInterceptors,
 } from '@nestjs/common';
+import type { HttpArgumentsHost } from '@nestjs/common/interfaces';
 import { catchError, mergeMap, type Observable } from 'rxjs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -36,7 +37,7 @@ class ConcurrencyHeaders implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    const { account_id: accountId } = http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params;
+    const accountId = accountIdOf(http);
     concurrencyHeaders(http.getResponse<FastifyReply>(), this.queries.concurrencyOf(accountId));
     return next.handle();
   }
@@ -54,7 +55,7 @@ class JobSlotHeaders implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    const { account_id: accountId } = http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params;
+    const accountId = accountIdOf(http);
     const withSlots = async (): Promise<void> => {
       const slots = await this.exports.jobSlots(accountId).catch(() => undefined);
       if (slots) concurrencyHeaders(http.getResponse<FastifyReply>(), slots);
@@ -70,6 +71,11 @@ class JobSlotHeaders implements NestInterceptor {
       }),
     );
   }
+}
+
+/** The account of the route (`:account_id`), as the interceptors see it before the handler runs. */
+function accountIdOf(http: HttpArgumentsHost): string {
+  return http.getRequest<FastifyRequest<{ Params: { account_id: string } }>>().params.account_id;
 }
 
 /** Analytics over the account's events: a query answered at once, or run as an export job. */
