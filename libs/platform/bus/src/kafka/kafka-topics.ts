@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { deadLetterTopicOf } from '@guidepost/contracts-events';
+import { reasonOf } from '@guidepost/platform-failures';
 
 /** Import batches are up to about 8 MB of JSON; a topic accepts records twice that size. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -39,18 +41,61 @@ export class KafkaNames {
   }
 }
 
+/** How long start-up waits for every partition of the bus's topics to be served by its leader. */
+const SERVED_WAIT_MS = 60_000;
+const SERVED_POLL_MS = 200;
+
 /**
- * Creates the topics that do not exist yet. Topics are never auto-created (a typo would silently make
- * a topic nobody reads), so start-up makes them all. Several services start at once: a topic another
- * one created meanwhile counts as made (kafkajs answers false when every error is "already exists").
- * Existing topics are left as they are: changing partitions or settings is an operator's decision.
+ * Creates the topics that do not exist yet, and returns once the leader of each partition of every
+ * topic serves it. Topics are never auto-created (a typo would silently make a topic nobody reads), so
+ * start-up makes them all. Several services start at once: a topic another one created meanwhile
+ * counts as made (kafkajs answers false when every error is "already exists"). Existing topics are
+ * left as they are: changing partitions or settings is an operator's decision.
  */
-export async function createMissingTopics(admin: Admin, topicNames: readonly string[], layout: TopicLayout): Promise<string[]> {
+export async function createMissingTopics(
+  admin: Admin,
+  topicNames: readonly string[],
+  layout: TopicLayout,
+  servedWaitMs = SERVED_WAIT_MS,
+): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = topicNames.filter((name) => !existing.has(name));
-  if (missing.length === 0) return [];
-  await admin.createTopics({ topics: missing.map((name) => topicConfig(name, layout)), waitForLeaders: true });
-  return missing;
+  // kafkajs's own wait for leaders gives up at the first "This server does not host this
+  // topic-partition", which a topic just created (here or by a service starting beside this one)
+  // may be answered with for a moment on a busy broker.
+  const created =
+    missing.length > 0 && (await admin.createTopics({ topics: missing.map((name) => topicConfig(name, layout)), waitForLeaders: false }));
+  await awaitServedPartitions(admin, topicNames, servedWaitMs);
+  return created ? missing : [];
+}
+
+/**
+ * Waits until the leader of every partition of the topics serves it (answers its offsets), trying the
+ * topics not served yet again until the wait runs out. A broker takes up a leadership a moment after
+ * the cluster's metadata names it, and answers "not the leader" or "does not host this
+ * topic-partition" meanwhile.
+ */
+async function awaitServedPartitions(admin: Admin, topicNames: readonly string[], waitMs: number): Promise<void> {
+  const until = Date.now() + waitMs;
+  let unserved = await unservedTopics(admin, topicNames);
+  while (unserved.size > 0) {
+    if (Date.now() >= until) {
+      const reasons = [...unserved].map(([topic, reason]) => `${topic} (${reason})`);
+      throw new Error(`Kafka did not serve every partition within ${waitMs} ms: ${reasons.join(', ')}`);
+    }
+    await sleep(SERVED_POLL_MS);
+    unserved = await unservedTopics(admin, [...unserved.keys()]);
+  }
+}
+
+/** The topics some partition of which is not served yet, each with the broker's answer. */
+async function unservedTopics(admin: Admin, topicNames: readonly string[]): Promise<Map<string, string>> {
+  const outcomes = await Promise.allSettled(topicNames.map((topic) => admin.fetchTopicOffsets(topic)));
+  return new Map(
+    outcomes.flatMap((outcome, index): [string, string][] =>
+      outcome.status === 'rejected' ? [[topicNames[index], reasonOf(outcome.reason)]] : [],
+    ),
+  );
 }
 
 /**
