@@ -55,8 +55,9 @@ report() {
     printf '%-22s %6d s\n' "all" "$((SECONDS - STARTED))" >&2
   fi
   [[ -s $RUN_DIR/warm-up.log ]] && printf '\n== warm-up (installs run beside the stages)\n%s\n' "$(cat "$RUN_DIR/warm-up.log")" >&2
-  # A run that ended early leaves no install running (one a later run needs waits on its lock anyway).
-  if [[ -n ${WARM_UP_PID:-} ]]; then pkill -TERM -P "$WARM_UP_PID" 2>/dev/null || true; kill "$WARM_UP_PID" 2>/dev/null || true; fi
+  # A run that ended early leaves no install running (one a later run needs waits on its lock anyway):
+  # the whole process group, since an install's builds (go, mvn) are its grandchildren.
+  [[ -n ${WARM_UP_PID:-} ]] && { kill -TERM -- "-$WARM_UP_PID" 2>/dev/null || true; }
   rm -rf "$RUN_DIR"
   exit "$status"
 }
@@ -147,9 +148,12 @@ main() {
     return
   fi
   # Only for a whole run: a chosen stage or two should not start half an hour of builds.
+  # In a process group of its own (job control on for that one fork), so that `report` can stop it whole.
   if (($# == 0)); then
+    set -m
     warm_up &
     WARM_UP_PID=$!
+    set +m
   fi
   local group chosen
   for group in "${STAGE_GROUPS[@]}"; do
