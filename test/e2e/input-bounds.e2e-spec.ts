@@ -11,6 +11,7 @@ import { completedJob, createSegment, download, expectAccepted, memberIds, ndjso
 import {
   csvBody,
   eventuallyInHistory,
+  eventuallyProperties,
   getProfile,
   groupPath,
   historyOfAtLeast,
@@ -229,7 +230,8 @@ describe(`ids: 1 to ${ID_MAX_LENGTH} characters on every path in and out`, () =>
       await startImport(account, 'profiles', ndjsonBody(ndjsonText([{ user_id: userId, plan: 'pro' }]))),
     );
     expect(completed.attributes).toMatchObject({ ingestions_completed: 1, ingestions_failed: 0 });
-    expect(await getProfile(account, userId)).toMatchObject({ plan: 'pro' });
+    // Merged by the profile service a moment after the import completed, in the distributed shape.
+    await eventuallyProperties(account, { user: userId }, { plan: 'pro' });
     await patchProfile(account, userId, { seats: 3 });
     expect(await getProfile(account, userId)).toMatchObject({ plan: 'pro', seats: 3 });
     await completedJob(account, await expectAccepted(account, await api(account, 'DELETE', userPath(userId, 'profile'))));
