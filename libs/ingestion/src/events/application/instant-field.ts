@@ -1,11 +1,12 @@
 import { DomainError } from '@guidepost/platform-errors';
 import { instantOf, rangeBoundOf } from '../domain/instant';
+import type { OffsetAt } from '../domain/time-zone';
 import { unstorableInstantReason } from '../domain/storable-event';
 
 const ISO = 'an ISO 8601 date-time with seconds and Z or an offset (+HH:MM, -HH:MM)';
-const RANGE_BOUND =
-  'an ISO 8601 date-time with seconds, with Z or an offset (+HH:MM, -HH:MM) or without one (read in time_zone), ' +
-  'a date YYYY-MM-DD (a whole day in time_zone), or milliseconds since 1970';
+const rangeBoundForms = (zoneField: string) =>
+  `an ISO 8601 date-time with seconds, with Z or an offset (+HH:MM, -HH:MM) or without one (read in ${zoneField}), ` +
+  `a date YYYY-MM-DD (a whole day in ${zoneField}), or milliseconds since 1970`;
 
 /**
  * The instant a request field names; a 400 naming the field and the forms it takes otherwise. Schemas
@@ -20,12 +21,17 @@ export function instantField(field: string, value: string | number): Date {
 }
 
 /**
- * The bound of a request's range (`rangeBoundOf`: a date or a date-time without a zone is read at
- * `offsetMinutes` east of UTC); a 400 naming the field and the forms it takes otherwise.
+ * The bound of a request's range (`rangeBoundOf`: a date or a date-time without a zone is read in
+ * `zone`, the request's `zoneField`); a 400 naming the field and the forms it takes otherwise.
  */
-export function rangeBoundField(field: string, value: string | number, offsetMinutes: number, bound: 'start' | 'end'): Date {
-  const instant = rangeBoundOf(value, offsetMinutes, bound);
-  if (instant === undefined) throw invalid(field, `must be ${RANGE_BOUND}, got ${JSON.stringify(value)}`);
+export function rangeBoundField(
+  field: string,
+  value: string | number,
+  zone: { readonly field: string; readonly offsetAt: OffsetAt },
+  bound: 'start' | 'end',
+): Date {
+  const instant = rangeBoundOf(value, zone.offsetAt, bound);
+  if (instant === undefined) throw invalid(field, `must be ${rangeBoundForms(zone.field)}, got ${JSON.stringify(value)}`);
   return instant;
 }
 

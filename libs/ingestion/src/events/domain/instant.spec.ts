@@ -1,4 +1,5 @@
 import { instantOf, rangeBoundOf } from './instant';
+import { fixedOffset, ianaZone } from './time-zone';
 
 describe('instantOf', () => {
   it.each([
@@ -40,7 +41,7 @@ describe("rangeBoundOf (an export's start_time and end_time)", () => {
     ['a date as end, in time_zone', '2026-11-27', -240, 'end', '2026-11-28T04:00:00.000Z'],
     ['a leap day', '2024-02-29', 0, 'end', '2024-03-01T00:00:00.000Z'],
   ])('reads %s', (_case, value, offsetMinutes, bound, iso) => {
-    expect(rangeBoundOf(value, offsetMinutes, bound)?.toISOString()).toBe(iso);
+    expect(rangeBoundOf(value, fixedOffset(offsetMinutes), bound)?.toISOString()).toBe(iso);
   });
 
   it.each([
@@ -51,6 +52,34 @@ describe("rangeBoundOf (an export's start_time and end_time)", () => {
     ['free text', 'yesterday'],
     ['null', null],
   ])('refuses %s', (_case, value) => {
-    expect(rangeBoundOf(value, 0, 'start')).toBeUndefined();
+    expect(rangeBoundOf(value, fixedOffset(0), 'start')).toBeUndefined();
+  });
+});
+
+describe("rangeBoundOf in an IANA time zone (an analytics query's timezone)", () => {
+  const newYork = ianaZone('America/New_York')!;
+
+  it.each<[string, string, 'start' | 'end', string]>([
+    ['a date as start, in winter (UTC-5)', '2026-01-15', 'start', '2026-01-15T05:00:00.000Z'],
+    ['a date as start, in summer (UTC-4)', '2026-07-15', 'start', '2026-07-15T04:00:00.000Z'],
+    ['the day the clocks go forward as end: 23 hours long', '2026-03-08', 'end', '2026-03-09T04:00:00.000Z'],
+    ['the day the clocks go back as start', '2026-11-01', 'start', '2026-11-01T04:00:00.000Z'],
+    ['the day the clocks go back as end: 25 hours long', '2026-11-01', 'end', '2026-11-02T05:00:00.000Z'],
+    ['a date-time without a zone, in summer', '2026-07-15T09:30:00', 'start', '2026-07-15T13:30:00.000Z'],
+  ])('reads %s', (_case, value, bound, iso) => {
+    expect(rangeBoundOf(value, newYork, bound)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    ['an offset', '+05:00'],
+    ['a made-up zone', 'Mars/Olympus_Mons'],
+    ['an empty name', ''],
+    ['a path', '../etc'],
+  ])('knows no zone by %s', (_case, name) => {
+    expect(ianaZone(name)).toBeUndefined();
+  });
+
+  it('reads UTC as no offset', () => {
+    expect(ianaZone('UTC')!(new Date('2026-07-15T00:00:00Z'))).toBe(0);
   });
 });

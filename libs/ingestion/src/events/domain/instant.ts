@@ -1,5 +1,5 @@
 import { UNZONED_DATE_TIME_PATTERN } from '@guidepost/contracts-http';
-import { zoneDesignator } from './time-zone';
+import type { OffsetAt } from './time-zone';
 
 /** ISO 8601 date-time with seconds and a zone (`Z` or `±HH:MM`); the fields are checked separately. */
 const ZONED_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -23,21 +23,35 @@ export function instantOf(value: unknown): Date | undefined {
 /** A calendar day, and a date-time with seconds but no zone (`2026-11-27`, `2026-11-27T09:30:00.250`). */
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const UNZONED_DATE_TIME = new RegExp(UNZONED_DATE_TIME_PATTERN);
-const DAY_MS = 24 * 60 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * The bound of a range a request names (an export's `start_time` or `end_time`): what `instantOf`
- * reads, or a date-time without a zone, read at `offsetMinutes` east of UTC (the request's
- * `time_zone`), or a calendar day there. A day starts a range at its first instant and ends one
- * after its last, so that `end_time: "2026-11-30"` includes the 30th. Undefined for anything else.
+ * The bound of a range a request names (`start_time` or `end_time` of an export or an analytics
+ * query): what `instantOf` reads, or a date-time without a zone read as the wall-clock time of `zone`,
+ * or a calendar day there. A day starts a range at its first instant and ends one at the first
+ * instant of the next day, so that `end_time: "2026-11-30"` includes the 30th (23 or 25 hours long
+ * where the zone changes its clocks that day). Undefined for anything else.
  */
-export function rangeBoundOf(value: unknown, offsetMinutes: number, bound: 'start' | 'end'): Date | undefined {
+export function rangeBoundOf(value: unknown, zone: OffsetAt, bound: 'start' | 'end'): Date | undefined {
   if (typeof value !== 'string') return instantOf(value);
   if (DATE.test(value)) {
-    const midnight = instantOf(`${value}T00:00:00${zoneDesignator(offsetMinutes)}`);
-    return midnight && bound === 'end' ? new Date(midnight.getTime() + DAY_MS) : midnight;
+    const midnight = instantOf(`${value}T00:00:00Z`);
+    return midnight && wallClockIn(zone, bound === 'end' ? new Date(midnight.getTime() + DAY_MS) : midnight);
   }
-  return UNZONED_DATE_TIME.test(value) ? instantOf(`${value}${zoneDesignator(offsetMinutes)}`) : instantOf(value);
+  if (!UNZONED_DATE_TIME.test(value)) return instantOf(value);
+  const wallClock = instantOf(`${value}Z`);
+  return wallClock && wallClockIn(zone, wallClock);
+}
+
+/**
+ * The instant at which the zone's clocks show `wallClock` (given as that time in UTC). The offset is
+ * read where the wall-clock time falls, then again at the instant found, which differs only across a
+ * change of the zone's clocks.
+ */
+function wallClockIn(zone: OffsetAt, wallClock: Date): Date {
+  const guess = new Date(wallClock.getTime() - zone(wallClock) * MINUTE_MS);
+  return new Date(wallClock.getTime() - zone(guess) * MINUTE_MS);
 }
 
 function validDate(date: Date): Date | undefined {

@@ -31,6 +31,36 @@ function minutesOf(value: unknown): number | undefined {
   return MINUTES.test(value) ? Number(value) : undefined;
 }
 
+/** A time zone as a range bound reads it: its offset from UTC (minutes east) at each instant. */
+export type OffsetAt = (instant: Date) => number;
+
+/** A zone at one offset all year (a `time_zone` of history and exports). */
+export function fixedOffset(minutes: number): OffsetAt {
+  return () => minutes;
+}
+
+/** What an IANA zone name looks like (`UTC`, `America/New_York`, `Etc/GMT+5`): no offsets like `+05:00`, which ClickHouse refuses. */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * The offsets of an IANA time zone (`America/New_York`), from the runtime's time zone data; undefined
+ * when the runtime does not know the name. The offset is read from the zone's `GMT-04:00` rendering.
+ */
+export function ianaZone(name: string): OffsetAt | undefined {
+  if (!IANA_NAME.test(name)) return undefined;
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' });
+  } catch {
+    return undefined;
+  }
+  return (instant) => {
+    const rendered = format.formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+    const [, sign, hours, minutes] = /^GMT([+-])(\d{2}):(\d{2})$/.exec(rendered) ?? [];
+    return sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+  };
+}
+
 /**
  * How a rendered timestamp names its offset: `Z` at 0, else `+HH:MM` / `-HH:MM` (minutes east of UTC).
  * The event store appends it to the instant shifted by the same offset, for history and exports alike.

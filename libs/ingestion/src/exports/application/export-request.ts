@@ -5,7 +5,7 @@ import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
 import { rangeBoundField } from '../../events/application/instant-field';
 import { withinStorableRange } from '../../events/domain/storable-event';
-import { timeZoneMinutesOf } from '../../events/domain/time-zone';
+import { fixedOffset, timeZoneMinutesOf } from '../../events/domain/time-zone';
 
 export type ExportRequestedPayload = PayloadOf<typeof EventExportRequested>;
 /** A request whose fields are valid; its conditions are checked by `compileExportConditions`. */
@@ -47,8 +47,9 @@ export const parseExportRequest: (body: unknown) => ExportRequestFields = compil
  */
 export function resolveExportRequest(request: ExportRequestFields): ResolvedExportRequest {
   const timeZoneMinutes = request.time_zone === undefined ? 0 : timeZoneMinutesOf(request.time_zone);
-  const start = rangeBoundField('start_time', request.start_time, timeZoneMinutes, 'start');
-  const end = request.end_time === undefined ? undefined : rangeBoundField('end_time', request.end_time, timeZoneMinutes, 'end');
+  const zone = { field: 'time_zone', offsetAt: fixedOffset(timeZoneMinutes) };
+  const start = rangeBoundField('start_time', request.start_time, zone, 'start');
+  const end = request.end_time === undefined ? undefined : rangeBoundField('end_time', request.end_time, zone, 'end');
   if (end !== undefined && end < start) {
     throw new DomainError('invalid_request', `end_time: must not be before start_time (${start.toISOString()} > ${end.toISOString()})`);
   }
