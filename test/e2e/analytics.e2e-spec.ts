@@ -53,6 +53,7 @@ function makeEvents(): TrackedEvent[] {
 }
 
 const EVENTS = makeEvents();
+const ONE_HOUR_MS = 3_600_000;
 const IN_WINDOW = EVENTS.filter((event) => event.timestamp >= WINDOW.start_time && event.timestamp < WINDOW.end_time);
 
 /** Rows `{...dimensions, events, users}` computed here from the events, keyed by the dimension values. */
@@ -229,6 +230,75 @@ describe('POST /analytics/query: raw rows', () => {
   });
 });
 
+describe('POST /analytics/query: specs as the official clients write them', () => {
+  /** Events by name, most first, then by name: the default order and `order_by: events desc` alike. */
+  const topEvents = (): Json[] =>
+    expectedRows(IN_WINDOW, (event) => ({ event: event.name })).sort(
+      (a, b) => (b['events'] as number) - (a['events'] as number) || String(a['event']).localeCompare(String(b['event'])),
+    );
+
+  it('answers the top-events reference spec: event, order_by, dates, timezone, limit, and an account_id it ignores', async () => {
+    // appcues/skills skills/analytics-query/references/top-events.json, with this file's days; a date as
+    // end_time counts its own day.
+    const other = await createAccount();
+    const rows = await expectJson<Json[]>(
+      await query({
+        metrics: ['events', 'users'],
+        dimensions: ['event'],
+        order_by: [['events', 'desc']],
+        start_time: '2025-10-01',
+        end_time: '2025-10-03',
+        timezone: 'UTC',
+        limit: 20,
+        account_id: other.id,
+      }),
+      200,
+    );
+    expect(rows.map(({ event, events }) => ({ event, events }))).toEqual(topEvents().map(({ event, events }) => ({ event, events })));
+  });
+
+  it('pages with offset through the sorted rows', async () => {
+    const page = await rowsOf({ metrics: ['events'], dimensions: ['event'], order_by: [['events', 'desc']], limit: 2, offset: 2 });
+    expect(page).toEqual(
+      topEvents()
+        .slice(2, 4)
+        .map(({ event, events }) => ({ event, events })),
+    );
+  });
+
+  it('buckets days in the timezone and reads date bounds there', async () => {
+    // October in New York is UTC-4: an event at 02:00Z counts for the day before.
+    const local = (event: TrackedEvent) => new Date(Date.parse(event.timestamp) - 4 * ONE_HOUR_MS).toISOString();
+    const window = { start_time: '2025-10-01', end_time: '2025-10-02', timezone: 'America/New_York' };
+    const inLocalWindow = EVENTS.filter((event) => local(event) >= '2025-10-01' && local(event) < '2025-10-03');
+    const rows = await expectJson<Json[]>(await query({ ...window, metrics: ['events'], dimensions: ['day'] }), 200);
+    const expected = expectedRows(inLocalWindow, (event) => ({ day: local(event).slice(0, 10) }))
+      .map(({ day, events }) => ({ day, events }))
+      .sort((a, b) => String(a['day']).localeCompare(String(b['day'])));
+    expect(rows).toEqual(expected);
+  });
+
+  it("reads event as name in conditions and columns, with timestamps at the zone's offset", async () => {
+    const rows = await rowsOf({
+      columns: ['timestamp', 'event'],
+      conditions: [
+        ['event', '==', 'page_viewed'],
+        ['user_id', '==', 'ana'],
+      ],
+      order_by: [['timestamp', 'desc']],
+      timezone: 'Asia/Kolkata',
+    });
+    const expected = IN_WINDOW.filter((event) => event.name === 'page_viewed' && event.user_id === 'ana')
+      .map((event) => ({
+        timestamp: `${new Date(Date.parse(event.timestamp) + 330 * 60_000).toISOString().replace('Z', '')}+05:30`,
+        event: 'page_viewed',
+      }))
+      .sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+    expect(rows).toEqual(expected);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
+
 describe('POST /analytics/query: refusals name the field', () => {
   it.each([
     ['an unknown metric', { metrics: ['events', 'clicks'] }, /^metrics\[1\]: unknown metric "clicks"/],
@@ -238,7 +308,18 @@ describe('POST /analytics/query: refusals name the field', () => {
     ['neither metrics nor columns', {}, /^metrics: /],
     ['a bad operator', { metrics: ['events'], conditions: [['name', '>', 'x']] }, /^conditions\[0\]\[1\]: operator ">"/],
     ['an end before the start', { metrics: ['events'], end_time: '2025-09-01T00:00:00Z' }, /^end_time: /],
-    ['a start without a zone', { metrics: ['events'], start_time: '2025-10-01T00:00:00' }, /^start_time: /],
+    ['a start without seconds', { metrics: ['events'], start_time: '2025-10-01T00:00' }, /^start_time: /],
+    ['an unknown time zone', { metrics: ['events'], timezone: 'Mars/Base' }, /^timezone: must be an IANA time zone name/],
+    [
+      'a sort by a field not asked for',
+      { metrics: ['events'], order_by: [['users', 'desc']] },
+      /^order_by\[0\]\[0\]: "users" is not a field/,
+    ],
+    [
+      'a window over 90 days',
+      { metrics: ['events'], start_time: '2025-01-01', end_time: '2025-05-27' },
+      /^end_time: time range of 147 days exceeds the 90-day maximum for this query shape/,
+    ],
     ['an unknown field', { metrics: ['events'], colour: 'red' }, /colour: is not a known field/],
   ])('answers 400 for %s, with the account’s concurrency', async (_label, body, detail) => {
     const response = await query({ ...WINDOW, ...body });
@@ -269,8 +350,6 @@ interface ExportStatus {
   readonly truncated?: boolean;
   readonly failure_reason?: string;
 }
-
-const ONE_HOUR_MS = 3_600_000;
 
 /** Checks the export routes' concurrency headers (the account's job slots: imports and exports); returns how many are busy. */
 function expectJobSlots(response: Response): number {

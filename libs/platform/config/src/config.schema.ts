@@ -261,7 +261,8 @@ export const EnvironmentSchema = Type.Object({
   GUIDEPOST_ANALYTICS_MAX_ROWS: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,
-    default: 10_000,
+    // The real API's clamp, which its clients expect (they rerun a clamped spec as an export).
+    default: 1_000,
     description: 'Most rows `POST /analytics/query` answers; a larger result is clamped, with `X-Rows-Truncated: true`',
   }),
   GUIDEPOST_ANALYTICS_EXPORT_MAX_ROWS: Type.Integer({

@@ -36,10 +36,15 @@ export const ANALYTICS_EXTRA_COLUMNS = ['timestamp', 'attributes'] as const;
 /** Most dimensions (or columns) of one query: more would only multiply the rows. */
 export const ANALYTICS_MAX_FIELDS = 16;
 
-const instant = (description: string) =>
+/** The longest window of a synchronous query, in days; wider ones are what exports are for. */
+export const ANALYTICS_SYNC_MAX_DAYS = 90;
+
+const rangeBound = (description: string, dayMeaning: string) =>
   Type.String({
-    format: 'date-time',
-    description: `${description}: RFC 3339 with seconds and \`Z\` or an offset (\`2026-11-01T00:00:00Z\`); fractions of a second are optional`,
+    description:
+      `${description}: RFC 3339 with seconds and \`Z\` or an offset (\`2026-11-01T00:00:00Z\`; fractions of a second are ` +
+      `optional), a date-time without a zone (read in \`timezone\`), or a date \`YYYY-MM-DD\` in \`timezone\` (${dayMeaning}). ` +
+      `A query's window spans at most ${ANALYTICS_SYNC_MAX_DAYS} days; an export's any length`,
   });
 
 const metricNames = Object.keys(ANALYTICS_METRICS);
@@ -92,14 +97,34 @@ export const AnalyticsQuerySchema = Type.Object(
           'A condition on an event name no event has matches nothing.',
       }),
     ),
-    start_time: instant('Start of the window (inclusive)'),
-    end_time: instant('End of the window (exclusive)'),
+    start_time: rangeBound('Start of the window (inclusive)', 'as start its first instant'),
+    end_time: rangeBound('End of the window (exclusive)', 'as end the first instant of the next day, so that the day counts'),
+    timezone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        default: 'UTC',
+        description:
+          'IANA time zone name (`UTC`, `America/New_York`): time buckets are its days, weeks, months and hours, raw `timestamp` ' +
+          'values are shown at its offset, and dates or date-times without a zone in `start_time`/`end_time` are read in it',
+      }),
+    ),
+    order_by: Type.Optional(
+      Type.Array(Type.Tuple([Type.String({ minLength: 1 }), Type.Union([Type.Literal('asc'), Type.Literal('desc')])]), {
+        maxItems: ANALYTICS_MAX_FIELDS + metricNames.length,
+        description:
+          'Sort by these selected fields (a dimension, metric or column of the spec, by the name it was asked by), each `asc` or ' +
+          '`desc`, before the default order (time buckets oldest first, then the first metric largest first; raw rows oldest first)',
+      }),
+    ),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: 'Most rows answered; never more than the server row limit (`GUIDEPOST_ANALYTICS_MAX_ROWS`, 10,000 by default)',
+        description:
+          'Most rows answered; never more than the server row limit (`GUIDEPOST_ANALYTICS_MAX_ROWS`, 1,000 by default, for a query)',
       }),
     ),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows of the sorted result to skip before the first one answered' })),
+    account_id: Type.Optional(Type.Unknown({ description: "Ignored: the account is the path's, and the credentials'" })),
   },
   {
     $id: 'AnalyticsQuery',

@@ -25,7 +25,7 @@ import { AppConfig } from '@guidepost/platform-config';
 import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
 import { AnalyticsExports } from '../application/analytics-exports.service';
 import { AnalyticsQueries, type Concurrency, ConcurrencyExceeded } from '../application/analytics-queries.service';
-import { type AnalyticsRequest, type AnalyticsSpec, analyticsSpecOf, checkedAnalyticsRequest } from '../application/analytics-spec';
+import { type AnalyticsRequest, type AnalyticsSpec, checkedAnalyticsRequest, syncAnalyticsSpecOf } from '../application/analytics-spec';
 
 /**
  * Every answer of a query carries the account's concurrency, a 400 of its body too (checked before the
@@ -93,7 +93,7 @@ export class AnalyticsController {
   @UseInterceptors(ConcurrencyHeaders)
   async query(
     @Param('account_id') accountId: string,
-    @ValidBody(analyticsSpecOf) spec: AnalyticsSpec,
+    @ValidBody(syncAnalyticsSpecOf) spec: AnalyticsSpec,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown[]> {
     try {

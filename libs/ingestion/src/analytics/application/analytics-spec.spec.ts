@@ -1,11 +1,11 @@
 import { DomainError } from '@guidepost/platform-errors';
-import { analyticsSpecOf } from './analytics-spec';
+import { analyticsSpecOf, syncAnalyticsSpecOf } from './analytics-spec';
 
 const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };
 
-function detailOf(body: unknown): string {
+function detailOf(body: unknown, specOf: (body: unknown) => unknown = analyticsSpecOf): string {
   try {
-    analyticsSpecOf(body);
+    specOf(body);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'invalid_request') return error.detail;
     throw error;
@@ -33,8 +33,73 @@ describe('analyticsSpecOf', () => {
       conditions: [['name', '==', 'x']],
       startTime: new Date('2025-10-01T00:00:00Z'),
       endTime: new Date('2025-10-02T00:00:00Z'),
+      timeZone: 'UTC',
+      orderBy: [],
       limit: undefined,
+      offset: 0,
     });
+  });
+
+  it('reads a reference spec of the official clients: event, order_by, dates, timezone, limit', () => {
+    const spec = analyticsSpecOf({
+      metrics: ['events', 'users'],
+      dimensions: ['event'],
+      order_by: [['events', 'desc']],
+      start_time: '2026-05-29',
+      end_time: '2026-08-26',
+      timezone: 'UTC',
+      limit: 20,
+    });
+    expect(spec).toMatchObject({
+      dimensions: [{ name: 'event', source: { kind: 'field', field: 'name' } }],
+      orderBy: [{ name: 'events', descending: true }],
+      startTime: new Date('2026-05-29T00:00:00Z'),
+      // A date as end counts its own day.
+      endTime: new Date('2026-08-27T00:00:00Z'),
+      limit: 20,
+    });
+  });
+
+  it('reads dates and unzoned date-times in the timezone, and ignores account_id', () => {
+    const spec = analyticsSpecOf({
+      account_id: 'another-account',
+      metrics: ['events'],
+      start_time: '2026-07-01',
+      end_time: '2026-07-01T12:00:00',
+      timezone: 'America/New_York',
+      offset: 40,
+    });
+    expect(spec).toMatchObject({
+      startTime: new Date('2026-07-01T04:00:00Z'),
+      endTime: new Date('2026-07-01T16:00:00Z'),
+      timeZone: 'America/New_York',
+      offset: 40,
+    });
+  });
+
+  it('reads event as name in conditions, within conjunctions too', () => {
+    const spec = analyticsSpecOf({
+      ...WINDOW,
+      columns: ['event', 'timestamp'],
+      conditions: [
+        ['event', '==', 'a'],
+        ['or', ['event', 'like', 'b%'], ['flow_id', '==', 'f']],
+      ],
+    });
+    expect(spec.conditions).toEqual([
+      ['name', '==', 'a'],
+      ['or', ['name', 'like', 'b%'], ['flow_id', '==', 'f']],
+    ]);
+  });
+
+  it('takes a window of 90 days for a query and refuses a longer one, naming its length', () => {
+    expect(() => syncAnalyticsSpecOf({ metrics: ['events'], start_time: '2026-05-29', end_time: '2026-08-26' })).not.toThrow();
+    expect(detailOf({ metrics: ['events'], start_time: '2026-01-01', end_time: '2026-05-27' }, syncAnalyticsSpecOf)).toBe(
+      'end_time: time range of 147 days exceeds the 90-day maximum for this query shape; narrow start_time and end_time, ' +
+        'or run the spec as an export (POST /analytics/exports)',
+    );
+    // An export takes any window.
+    expect(() => analyticsSpecOf({ metrics: ['events'], start_time: '2026-01-01', end_time: '2026-05-27' })).not.toThrow();
   });
 
   it('resolves a raw spec with columns', () => {
@@ -63,6 +128,18 @@ describe('analyticsSpecOf', () => {
     [{ metrics: [1] }, /^metrics\.0: must be string$/],
     [{ metrics: ['events'], end_time: '2025-10-01T00:00:00Z' }, /^end_time: must be after start_time/],
     [{ metrics: ['events'], start_time: 'yesterday' }, /^start_time: must be an ISO 8601 date-time/],
+    [
+      { metrics: ['events'], timezone: '+05:00' },
+      /^timezone: must be an IANA time zone name such as "UTC" or "America\/New_York", got "\+05:00"$/,
+    ],
+    [{ metrics: ['events'], timezone: 'Mars/Base' }, /^timezone: must be an IANA time zone name/],
+    [
+      { metrics: ['events'], order_by: [['users', 'desc']] },
+      /^order_by\[0\]\[0\]: "users" is not a field of the answer; sort by one of "events"$/,
+    ],
+    [{ metrics: ['events'], order_by: [['events', 'down']] }, /^order_by/],
+    [{ columns: ['name'], order_by: [['timestamp', 'asc']] }, /^order_by\[0\]\[0\]: "timestamp" is not a field of the answer/],
+    [{ metrics: ['events'], offset: -1 }, /^offset/],
     [{ metrics: ['events'], end_time: 1_700_000_000_000 }, /end_time/],
     [{ metrics: ['events'], limit: 0 }, /^limit/],
   ])('refuses %j naming the field', (body, detail) => {

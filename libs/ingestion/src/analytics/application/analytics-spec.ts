@@ -6,6 +6,7 @@ import {
   ANALYTICS_FLOW_ATTRIBUTE,
   ANALYTICS_MAX_FIELDS,
   ANALYTICS_METRICS,
+  ANALYTICS_SYNC_MAX_DAYS,
   ANALYTICS_TIME_BUCKETS,
   type AnalyticsMetric,
   AnalyticsQuerySchema,
@@ -14,7 +15,8 @@ import {
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
-import { instantField } from '../../events/application/instant-field';
+import { rangeBoundField } from '../../events/application/instant-field';
+import { ianaZone } from '../../events/domain/time-zone';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { withinStorableRange } from '../../events/domain/storable-event';
 
@@ -32,12 +34,23 @@ export interface OutputField {
 
 /** What a query selects, shared by both shapes of answer. */
 interface Selection {
-  /** The request's conditions as sent: `compileExportConditions` checks and compiles them. */
+  /** The request's conditions, `event` read as `name`: `compileExportConditions` checks and compiles them. */
   readonly conditions: readonly unknown[];
   readonly startTime: Date;
   readonly endTime: Date;
+  /** The IANA zone of the time buckets and of raw timestamps. */
+  readonly timeZone: string;
+  /** Sort keys before the default order, each an output field or metric by the name it was asked by. */
+  readonly orderBy: readonly SortKey[];
   /** Most rows asked for (the server's limit applies on top). */
   readonly limit: number | undefined;
+  /** Rows of the sorted result skipped before the first one answered. */
+  readonly offset: number;
+}
+
+export interface SortKey {
+  readonly name: string;
+  readonly descending: boolean;
 }
 
 export type AnalyticsSpec =
@@ -58,6 +71,7 @@ const AnalyticsRequestSchema = Type.Object(
     conditions: Type.Optional(Type.Array(Type.Unknown())),
     start_time: Type.String(),
     end_time: Type.String(),
+    timezone: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -67,16 +81,37 @@ const parseBody = compileValidator(AnalyticsRequestSchema);
 
 const METRICS = Object.keys(ANALYTICS_METRICS) as AnalyticsMetric[];
 const BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS) as AnalyticsTimeBucket[];
-const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, ANALYTICS_FLOW_ATTRIBUTE, ...BUCKETS];
-const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, ...ANALYTICS_EXTRA_COLUMNS, ANALYTICS_FLOW_ATTRIBUTE];
+/** The real API's other name of `name`, in dimensions, columns and conditions alike. */
+const EVENT_ALIAS = 'event';
+const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ANALYTICS_FLOW_ATTRIBUTE, ...BUCKETS];
+const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ANALYTICS_EXTRA_COLUMNS, ANALYTICS_FLOW_ATTRIBUTE];
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A query body, validated and resolved: exactly one of `metrics` and `columns`, known names each
- * once, RFC 3339 instants with `end_time` after `start_time`. The conditions are left to
- * `compileExportConditions`, which names the condition at fault. Throws a 400 naming the field.
+ * once, a known time zone, a window that ends after it starts, sort keys among the fields selected.
+ * The conditions are left to `compileExportConditions`, which names the condition at fault. Throws a
+ * 400 naming the field. `account_id` is ignored: the account is the path's.
  */
 export function analyticsSpecOf(body: unknown): AnalyticsSpec {
   return specOf(parseBody(body));
+}
+
+/**
+ * A query body a synchronous query answers (`analyticsSpecOf`): its window spans at most `ANALYTICS_SYNC_MAX_DAYS` days (wider
+ * ones are what exports are for); otherwise a 400 that names the window, as the real API's does.
+ */
+export function syncAnalyticsSpecOf(body: unknown): AnalyticsSpec {
+  const spec = analyticsSpecOf(body);
+  const days = Math.ceil((spec.endTime.getTime() - spec.startTime.getTime()) / DAY_MS);
+  if (days > ANALYTICS_SYNC_MAX_DAYS) {
+    throw invalid(
+      'end_time',
+      `time range of ${days} days exceeds the ${ANALYTICS_SYNC_MAX_DAYS}-day maximum for this query shape; ` +
+        'narrow start_time and end_time, or run the spec as an export (POST /analytics/exports)',
+    );
+  }
+  return spec;
 }
 
 /**
@@ -90,30 +125,63 @@ export function checkedAnalyticsRequest(body: unknown): AnalyticsRequest {
 }
 
 function specOf(request: AnalyticsRequest): AnalyticsSpec {
-  const start = instantField('start_time', request.start_time);
-  const end = instantField('end_time', request.end_time);
+  const timeZone = request.timezone ?? 'UTC';
+  const offsetAt = ianaZone(timeZone);
+  if (offsetAt === undefined)
+    throw invalid('timezone', `must be an IANA time zone name such as "UTC" or "America/New_York", got ${JSON.stringify(timeZone)}`);
+  const zone = { field: 'timezone', offsetAt };
+  const start = rangeBoundField('start_time', request.start_time, zone, 'start');
+  const end = rangeBoundField('end_time', request.end_time, zone, 'end');
   if (end <= start) throw invalid('end_time', `must be after start_time (${start.toISOString()} >= ${end.toISOString()})`);
-  const selection: Selection = {
-    conditions: request.conditions ?? [],
+  const selection = {
+    conditions: (request.conditions ?? []).map(withNameForEvent),
     startTime: withinStorableRange(start),
     endTime: withinStorableRange(end),
+    timeZone,
     limit: request.limit,
+    offset: request.offset ?? 0,
   };
   if (request.metrics !== undefined && request.columns !== undefined) {
     throw invalid('columns', 'give either metrics (aggregate rows, with dimensions) or columns (raw rows), not both');
   }
   if (request.columns !== undefined) {
     if (request.dimensions !== undefined) throw invalid('dimensions', 'dimensions group metrics; raw rows (columns) take none');
-    return { ...selection, shape: 'raw', columns: fieldsOf(request.columns, 'columns', COLUMN_NAMES) };
+    const columns = fieldsOf(request.columns, 'columns', COLUMN_NAMES);
+    return { ...selection, shape: 'raw', columns, orderBy: sortKeysOf(request.order_by, namesOf(columns)) };
   }
   if (request.metrics === undefined)
     throw invalid('metrics', 'is required unless columns is given: give metrics (with dimensions) or columns');
+  const metrics = metricsOf(request.metrics);
+  const dimensions = fieldsOf(request.dimensions ?? [], 'dimensions', DIMENSION_NAMES);
   return {
     ...selection,
     shape: 'aggregate',
-    metrics: metricsOf(request.metrics),
-    dimensions: fieldsOf(request.dimensions ?? [], 'dimensions', DIMENSION_NAMES),
+    metrics,
+    dimensions,
+    orderBy: sortKeysOf(request.order_by, [...namesOf(dimensions), ...metrics]),
   };
+}
+
+function namesOf(fields: readonly OutputField[]): string[] {
+  return fields.map((field) => field.name);
+}
+
+/** `order_by` as sort keys, each naming a field of the answer (`order_by[0][0]: ...` otherwise). */
+function sortKeysOf(orderBy: AnalyticsRequest['order_by'], selected: readonly string[]): SortKey[] {
+  return (orderBy ?? []).map(([name, direction], index) => {
+    if (!selected.includes(name)) {
+      throw invalid(`order_by[${index}][0]`, `${JSON.stringify(name)} is not a field of the answer; sort by one of ${listOf(selected)}`);
+    }
+    return { name, descending: direction === 'desc' };
+  });
+}
+
+/** A condition (or conjunction) with its `event` fields named `name`, the column they mean. */
+function withNameForEvent(condition: unknown): unknown {
+  if (!Array.isArray(condition) || condition.length === 0) return condition;
+  const [head, ...rest] = condition as unknown[];
+  if (head === 'and' || head === 'or') return [head, ...rest.map(withNameForEvent)];
+  return head === EVENT_ALIAS ? ['name', ...rest] : condition;
 }
 
 function metricsOf(metrics: readonly string[]): AnalyticsMetric[] {
@@ -149,6 +217,7 @@ function sourceOf(name: string, path: string, list: string, known: readonly stri
     );
   }
   if (name === ANALYTICS_FLOW_ATTRIBUTE) return { kind: 'attribute', key: ANALYTICS_FLOW_ATTRIBUTE };
+  if (name === EVENT_ALIAS) return { kind: 'field', field: 'name' };
   if ((BUCKETS as string[]).includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };
   return { kind: 'field', field: name as (typeof ANALYTICS_EVENT_FIELDS)[number] };
 }

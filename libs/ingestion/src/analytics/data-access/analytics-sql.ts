@@ -1,10 +1,10 @@
 import { ANALYTICS_FLOW_ATTRIBUTE, type AnalyticsMetric, type AnalyticsTimeBucket } from '@guidepost/contracts-http';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { dateTime64Param } from '../../events/domain/instant';
-import { READ_SETTINGS, RENDERED_TIMESTAMP, zoneParams } from '../../events/data-access/event-sql';
+import { READ_SETTINGS } from '../../events/data-access/event-sql';
 import { EVENTS_TABLE } from '../../events/data-access/clickhouse-event-store.adapter';
 import { UNPARSED_FLOW_ID_SQL } from '../../events/data-access/clickhouse-migrations';
-import type { AnalyticsSpec, EventField, OutputField } from '../application/analytics-spec';
+import type { AnalyticsSpec, EventField, OutputField, SortKey } from '../application/analytics-spec';
 
 /** One statement of an analytics query: each result row is one JSON object text (`FORMAT TabSeparatedRaw`). */
 export interface AnalyticsStatement {
@@ -23,13 +23,26 @@ const METRIC_SQL: Record<AnalyticsMetric, string> = {
   groups: "uniqExactIf(group_id, group_id != '')",
 };
 
-/** Time buckets in UTC, rendered as the text of the answer. */
+/** The query's IANA zone (`timezone`), a constant to every function that takes one. */
+const ZONE = '{time_zone:String}';
+
+/** How the zone's clocks stand at `instant`, as RFC 3339 names it: `Z`, `+05:30`, `-04:00`. */
+function offsetDesignator(instant: string): string {
+  const seconds = `timeZoneOffset(toTimeZone(${instant}, ${ZONE}))`;
+  const hhmm = `formatDateTime(toDateTime(abs(${seconds}), 'UTC'), '%H:%i', 'UTC')`;
+  return `if(${seconds} = 0, 'Z', concat(if(${seconds} < 0, '-', '+'), ${hhmm}))`;
+}
+
+/** Time buckets in the query's zone, rendered as the text of the answer. */
 const BUCKET_SQL: Record<AnalyticsTimeBucket, string> = {
-  hour: "formatDateTime(toStartOfHour(timestamp), '%Y-%m-%dT%H:00:00Z')",
-  day: 'toString(toDate(timestamp))',
-  week: 'toString(toMonday(timestamp))',
-  month: "formatDateTime(timestamp, '%Y-%m')",
+  hour: `concat(formatDateTime(toStartOfHour(timestamp, ${ZONE}), '%Y-%m-%dT%H:00:00', ${ZONE}), ${offsetDesignator('timestamp')})`,
+  day: `toString(toDate(timestamp, ${ZONE}))`,
+  week: `toString(toMonday(timestamp, ${ZONE}))`,
+  month: `formatDateTime(timestamp, '%Y-%m', ${ZONE})`,
 };
+
+/** A raw row's timestamp at the zone's offset, with milliseconds: `2026-11-01T09:30:00.250-04:00`. */
+const ZONED_TIMESTAMP = `concat(replaceOne(toString(toTimeZone(timestamp, ${ZONE})), ' ', 'T'), ${offsetDesignator('timestamp')})`;
 
 /**
  * The analytics query as one parameterised ClickHouse statement. The window and the conditions are
@@ -51,13 +64,24 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
     start_time: dateTime64Param(spec.startTime),
     end_time: dateTime64Param(spec.endTime),
     max_rows: maxRows,
-    ...zoneParams(0),
+    offset: spec.offset,
+    time_zone: spec.timeZone,
   };
   const placeholders = new Placeholders(params);
   const where = `${ACCOUNT_WINDOW} AND (${conditions.sql})`;
   const sql =
-    spec.shape === 'raw' ? rawRows(spec.columns, where, placeholders) : aggregateRows(spec.metrics, spec.dimensions, where, placeholders);
+    spec.shape === 'raw'
+      ? rawRows(spec.columns, spec.orderBy, where, placeholders)
+      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
+}
+
+/** The rows asked for of the sorted result. */
+const PAGE = 'LIMIT {max_rows:UInt64} OFFSET {offset:UInt64}';
+
+/** The `order_by` keys, each the SQL of the field it names (`valueOf`), before the default order. */
+function orderOf(orderBy: readonly SortKey[], valueOf: (name: string) => string, defaults: readonly string[]): string {
+  return [...orderBy.map((key) => `${valueOf(key.name)} ${key.descending ? 'DESC' : 'ASC'}`), ...defaults].join(', ');
 }
 
 /** The account's events in the query's window: what every statement reads, before the conditions. */
@@ -73,20 +97,29 @@ const ACCOUNT_WINDOW = `account_id = {account_id:String} AND timestamp >= {start
  */
 const UNPARSED_FLOW_IDS_CHECK = `WITH (SELECT count() > 0 FROM ${EVENTS_TABLE} WHERE ${ACCOUNT_WINDOW} AND flow_id = ${UNPARSED_FLOW_ID_SQL}) AS unparsed_flow_ids`;
 
-/** One row per event, oldest first. */
-function rawRows(columns: readonly OutputField[], where: string, placeholders: Placeholders): string {
+/** One row per event, oldest first unless `order_by` says otherwise. */
+function rawRows(columns: readonly OutputField[], orderBy: readonly SortKey[], where: string, placeholders: Placeholders): string {
   const members = columns.map((column) => member(placeholders.text(column.name), columnJson(column.source, placeholders)));
-  return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} WHERE ${where} ORDER BY timestamp, event_id LIMIT {max_rows:UInt64}`;
+  const sourceOf = (name: string) => columns.find((column) => column.name === name)!.source;
+  const order = orderOf(orderBy, (name) => sortValue(sourceOf(name), placeholders), ['timestamp', 'event_id']);
+  return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} WHERE ${where} ORDER BY ${order} ${PAGE}`;
+}
+
+/** What a raw column sorts by: the instant for `timestamp`, the JSON text for `attributes`, the text value otherwise. */
+function sortValue(source: EventField, placeholders: Placeholders): string {
+  if (source.kind === 'field' && (source.field === 'timestamp' || source.field === 'attributes')) return source.field;
+  return dimensionSql(source, placeholders);
 }
 
 /**
- * One row per combination of dimension values: time buckets first (oldest first), then the first
- * metric, largest first, then the other dimensions, so that the order is total and a clamped result
- * keeps the top rows.
+ * One row per combination of dimension values, sorted by `order_by`, then time buckets (oldest
+ * first), then the first metric, largest first, then the other dimensions, so that the order is total
+ * and a clamped result keeps the top rows.
  */
 function aggregateRows(
   metrics: readonly AnalyticsMetric[],
   dimensions: readonly OutputField[],
+  orderBy: readonly SortKey[],
   where: string,
   placeholders: Placeholders,
 ): string {
@@ -94,7 +127,11 @@ function aggregateRows(
   const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index} ASC`]));
-  const order = [...buckets, 'm0 DESC', ...others].join(', ');
+  const aliasOf = (name: string) => {
+    const dimension = dimensions.findIndex((field) => field.name === name);
+    return dimension >= 0 ? `d${dimension}` : `m${metrics.indexOf(name as AnalyticsMetric)}`;
+  };
+  const order = orderOf(orderBy, aliasOf, [...buckets, 'm0 DESC', ...others]);
   const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
   const members = [
     ...dimensions.map((dimension, index) => member(placeholders.text(dimension.name), jsonOrNull(`d${index}`))),
@@ -104,7 +141,7 @@ function aggregateRows(
   const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
   return (
     `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
-    `FROM ${EVENTS_TABLE} WHERE ${where} ${groupBy} ORDER BY ${order} LIMIT {max_rows:UInt64}) ORDER BY ${order}`
+    `FROM ${EVENTS_TABLE} WHERE ${where} ${groupBy} ORDER BY ${order} ${PAGE}) ORDER BY ${order}`
   );
 }
 
@@ -126,7 +163,7 @@ function columnJson(source: EventField, placeholders: Placeholders): string {
     const key = placeholders.text(source.key);
     return `if(JSONType(attributes, ${key}) = 'Null', 'null', JSONExtractRaw(attributes, ${key}))`;
   }
-  if (source.kind === 'field' && source.field === 'timestamp') return `toJSONString(${RENDERED_TIMESTAMP})`;
+  if (source.kind === 'field' && source.field === 'timestamp') return `toJSONString(${ZONED_TIMESTAMP})`;
   if (source.kind === 'field' && source.field === 'attributes') return 'attributes';
   return jsonOrNull(dimensionSql(source, placeholders));
 }

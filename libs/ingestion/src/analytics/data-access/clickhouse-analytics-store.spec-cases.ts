@@ -72,6 +72,9 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'parsed-flows', event: event(8, { attributes: { flow_id: 'welcome' } }) },
       { accountId: 'parsed-flows', event: event(9, { userId: 'u8', attributes: { flow_id: 'welcome', step: 2 } }) },
       { accountId: 'parsed-flows', event: event(10, { attributes: { flow_id: 3 } }) },
+      { accountId: 'zoned', event: event(11, { userId: 'u1', name: 'opened', timestamp: '2025-10-01T03:00:00.000Z' }) },
+      { accountId: 'zoned', event: event(12, { userId: 'u2', name: 'opened', timestamp: '2025-10-01T09:30:00.250Z' }) },
+      { accountId: 'zoned', event: event(13, { userId: 'u3', name: 'closed', timestamp: '2025-10-01T10:00:00.000Z' }) },
       ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
     ]);
     for (let chunk = 0; chunk < LONG_CHUNKS; chunk += 1) {
@@ -132,6 +135,40 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(await rows('parsed-flows', { metrics: ['events', 'users'], dimensions: ['flow_id'] })).toEqual([
       { flow_id: 'welcome', events: 2, users: 1 },
       { flow_id: '3', events: 1, users: 1 },
+    ]);
+  });
+
+  it('buckets days in the timezone, whose dates also bound the window', async () => {
+    const newYork = { timezone: 'America/New_York', start_time: '2025-09-30', end_time: '2025-10-01' };
+    // 03:00Z is 23:00 the day before in New York.
+    expect(await rows('zoned', { ...newYork, metrics: ['events'], dimensions: ['day'] })).toEqual([
+      { day: '2025-09-30', events: 1 },
+      { day: '2025-10-01', events: 2 },
+    ]);
+    expect(
+      await rows('zoned', { timezone: 'Asia/Kolkata', metrics: ['events'], dimensions: ['hour'], conditions: [['user_id', '==', 'u1']] }),
+    ).toEqual([{ hour: '2025-10-01T08:00:00+05:30', events: 1 }]);
+  });
+
+  it('shows raw timestamps at the offset of the timezone, sorted and paged as asked', async () => {
+    const spec = { timezone: 'America/New_York', columns: ['timestamp', 'event'], order_by: [['timestamp', 'desc']], offset: 1 };
+    expect(await rows('zoned', spec)).toEqual([
+      { timestamp: '2025-10-01T05:30:00.250-04:00', event: 'opened' },
+      { timestamp: '2025-09-30T23:00:00.000-04:00', event: 'opened' },
+    ]);
+    expect(await rows('zoned', { columns: ['timestamp'], conditions: [['event', '==', 'closed']] })).toEqual([
+      { timestamp: '2025-10-01T10:00:00.000Z' },
+    ]);
+  });
+
+  it('sorts aggregate rows by order_by before the default order', async () => {
+    expect(await rows('zoned', { metrics: ['events'], dimensions: ['event'] })).toEqual([
+      { event: 'opened', events: 2 },
+      { event: 'closed', events: 1 },
+    ]);
+    expect(await rows('zoned', { metrics: ['events'], dimensions: ['event'], order_by: [['event', 'asc']] })).toEqual([
+      { event: 'closed', events: 1 },
+      { event: 'opened', events: 2 },
     ]);
   });
 
