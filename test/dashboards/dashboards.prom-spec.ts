@@ -129,7 +129,8 @@ async function topEvents(account: TestAccount): Promise<void> {
   const query = {
     metrics: ['events', 'users'],
     dimensions: ['name'],
-    start_time: '2024-01-01T00:00:00Z',
+    // The last 30 days: a query's window spans at most 90.
+    start_time: new Date(Date.now() - 30 * 24 * 3_600_000).toISOString(),
     end_time: new Date().toISOString(),
     limit: 10,
   };

@@ -124,7 +124,7 @@ describe('POST /analytics/query: aggregate rows', () => {
     expect(whole.headers.get('x-rows-truncated')).toBeNull();
   });
 
-  it('groups by an attribute, by group_id (null when absent) and counts groups', async () => {
+  it('groups by an attribute, by group_id ("" when absent) and counts groups', async () => {
     const views = IN_WINDOW.filter((event) => event.name === 'page_viewed');
     const rows = await rowsOf({
       metrics: ['events', 'groups'],
@@ -133,12 +133,12 @@ describe('POST /analytics/query: aggregate rows', () => {
     });
     const expected = expectedRows(views, (event) => ({
       'attributes.plan': event.attributes['plan'],
-      group_id: event.group_id ?? null,
+      group_id: event.group_id ?? '',
     })).map((row) => ({
       'attributes.plan': row['attributes.plan'],
       group_id: row['group_id'],
       events: row['events'],
-      groups: row['group_id'] === null ? 0 : 1,
+      groups: row['group_id'] === '' ? 0 : 1,
     }));
     expect(byKey(rows)).toEqual(byKey(expected));
   });
@@ -206,7 +206,7 @@ describe('POST /analytics/query: raw rows', () => {
         name: event.name,
         timestamp: event.timestamp.replace('Z', '.000Z'),
         user_id: 'ben',
-        flow_id: event.attributes['flow_id'] ?? null,
+        flow_id: event.attributes['flow_id'] ?? '',
         'attributes.step': event.attributes['step'] ?? null,
       }));
     expect(rows.map((row) => row['timestamp'])).toEqual(expected.map((row) => row.timestamp));
@@ -296,6 +296,113 @@ describe('POST /analytics/query: specs as the official clients write them', () =
       .sort((a, b) => b.timestamp.localeCompare(a.timestamp));
     expect(rows).toEqual(expected);
     expect(rows.length).toBeGreaterThan(0);
+  });
+});
+
+describe('POST /analytics/query: events as the SDKs send them', () => {
+  // The web SDK's classic flow events carry flowId and stepId; the mobile SDKs' Flows 2.0 events
+  // experienceId, stepId, stepType and, on errors, message (appcues-ios-sdk LifecycleEvent.swift).
+  const day = '2025-11-03';
+  const web = (name: string, user: string, flowId: string, stepId?: string): TrackedEvent => ({
+    name: `appcues:${name}`,
+    user_id: user,
+    timestamp: `${day}T10:00:00Z`,
+    attributes: { flowId, flowName: `Flow ${flowId}`, flowType: 'journey', ...(stepId === undefined ? {} : { stepId, stepType: 'modal' }) },
+  });
+  const mobileError = (user: string, experienceId: string, stepId: string, message: string): TrackedEvent => ({
+    name: 'appcues:v2:step_error',
+    user_id: user,
+    timestamp: `${day}T11:00:00Z`,
+    attributes: {
+      experienceId,
+      experienceName: 'Tour',
+      experienceType: 'mobile',
+      stepId,
+      stepType: 'modal',
+      message,
+      errorId: randomUUID(),
+    },
+  });
+  const SDK_EVENTS = [
+    web('flow_started', 'ana', 'f-1'),
+    web('flow_started', 'ben', 'f-1'),
+    web('flow_started', 'ana', 'f-2'),
+    web('step_started', 'ana', 'f-1', 's-1'),
+    web('step_completed', 'ana', 'f-1', 's-1'),
+    web('step_started', 'ben', 'f-1', 's-1'),
+    web('step_started', 'ana', 'f-1', 's-2'),
+    web('flow_completed', 'ana', 'f-1'),
+    web('flow_skipped', 'ben', 'f-2'),
+    mobileError('cai', 'e-1', 's-7', 'no target'),
+    mobileError('dee', 'e-1', 's-7', 'no target'),
+    mobileError('cai', 'e-1', 's-8', 'timed out'),
+  ];
+  const sdkWindow = { start_time: `${day}T00:00:00Z`, end_time: '2025-11-04T00:00:00Z' };
+  let sdkAccount: TestAccount;
+
+  beforeAll(async () => {
+    sdkAccount = await createAccount();
+    const { completed } = await completedJob(sdkAccount, await startImport(sdkAccount, 'events', ndjsonBody(ndjsonText(SDK_EVENTS))));
+    expect(completed.attributes).toMatchObject({ ingestions_completed: SDK_EVENTS.length, ingestions_failed: 0 });
+    await Promise.all(
+      [...new Set(SDK_EVENTS.map((event) => event.user_id))].map((user) =>
+        historyOfAtLeast(sdkAccount, user, SDK_EVENTS.filter((event) => event.user_id === user).length),
+      ),
+    );
+  });
+
+  async function sdkRows(spec: Json): Promise<Json[]> {
+    return expectJson<Json[]>(await api(sdkAccount, 'POST', '/analytics/query', { json: { ...sdkWindow, ...spec } }), 200);
+  }
+
+  it('answers the flows +digest spec of the official CLI with each flow by the id the SDK sent', async () => {
+    // appcues/cli crates/appcues/src/commands/flows.rs: events and users by flow_id and name.
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'name'],
+      conditions: [['name', 'in', FLOW_EVENTS]],
+    });
+    const sent = SDK_EVENTS.filter((event) => FLOW_EVENTS.includes(event.name));
+    expect(byKey(rows)).toEqual(byKey(expectedRows(sent, (event) => ({ flow_id: event.attributes['flowId'], name: event.name }))));
+    expect(rows).toContainEqual({ flow_id: 'f-1', name: 'appcues:flow_started', events: 2, users: 2 });
+  });
+
+  it('answers the step-funnel reference spec: steps of one flow, "" for the flow-level events', async () => {
+    const funnelEvents = ['flow_started', 'step_started', 'step_completed', 'step_skipped', 'step_error', 'flow_completed'].map(
+      (name) => `appcues:${name}`,
+    );
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['step_id', 'name'],
+      conditions: [
+        ['flow_id', '==', 'f-1'],
+        ['name', 'in', funnelEvents],
+      ],
+      timezone: 'UTC',
+    });
+    const sent = SDK_EVENTS.filter((event) => event.attributes['flowId'] === 'f-1' && funnelEvents.includes(event.name));
+    expect(byKey(rows)).toEqual(byKey(expectedRows(sent, (event) => ({ step_id: event.attributes['stepId'] ?? '', name: event.name }))));
+  });
+
+  it('answers the v2-step-errors reference spec: errors by experience, step and message, most first', async () => {
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['experience_id', 'step_id', 'step_error_message'],
+      conditions: [['name', '==', 'appcues:v2:step_error']],
+      order_by: [['events', 'desc']],
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([
+      { experience_id: 'e-1', step_id: 's-7', step_error_message: 'no target', events: 2, users: 2 },
+      { experience_id: 'e-1', step_id: 's-8', step_error_message: 'timed out', events: 1, users: 1 },
+    ]);
+  });
+
+  it('refuses a condition on a field it does not know, naming it, rather than matching nothing', async () => {
+    const response = await api(sdkAccount, 'POST', '/analytics/query', {
+      json: { ...sdkWindow, metrics: ['events'], conditions: [['flowid', '==', 'f-1']] },
+    });
+    await expectProblem(response, 400, /^conditions\[0\]\[0\]: unknown field "flowid"; use one of .* or attributes.<key>$/);
   });
 });
 

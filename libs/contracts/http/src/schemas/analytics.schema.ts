@@ -15,19 +15,50 @@ export const ANALYTICS_METRICS = {
 } as const;
 export type AnalyticsMetric = keyof typeof ANALYTICS_METRICS;
 
-/** Dimensions that are time buckets of the event's timestamp, in UTC. */
+/** Dimensions that are time buckets of the event's timestamp, in the query's `timezone`. */
 export const ANALYTICS_TIME_BUCKETS = {
-  hour: 'the hour, `2026-11-21T16:00:00Z`',
+  hour: 'the hour with its offset, `2026-11-21T16:00:00Z` (`2026-11-21T11:00:00-05:00` in America/New_York)',
   day: 'the day, `2026-11-21`',
   week: 'the ISO week by its Monday, `2026-11-16`',
   month: 'the month, `2026-11`',
 } as const;
 export type AnalyticsTimeBucket = keyof typeof ANALYTICS_TIME_BUCKETS;
 
-/** Dimensions and columns that are the event's own text fields (an absent id is `null`). */
+/** Dimensions and columns that are the event's own text fields (an absent id is `""`). */
 export const ANALYTICS_EVENT_FIELDS = ['name', 'user_id', 'group_id'] as const;
-/** The attribute that names the flow of the flow events (`appcues:flow_started`, ...): a dimension and a column by its bare name. */
-export const ANALYTICS_FLOW_ATTRIBUTE = 'flow_id';
+/**
+ * The real API's fields (dimensions, columns and condition fields) that read an event attribute, each
+ * by the keys it is sent under: first as the Appcues SDKs send it (camelCase: the web SDK's `flowId`,
+ * `stepId`; the mobile SDKs' `experienceId`, `stepType`, `message`, ...), then as sent by hand
+ * (snake_case). An event's value is that of the first key it has, `""` when it has none.
+ */
+export const ANALYTICS_ATTRIBUTE_FIELDS = {
+  flow_id: ['flowId', 'flow_id'],
+  flow_version: ['flowVersion', 'flow_version'],
+  flow_type: ['flowType', 'flow_type'],
+  step_id: ['stepId', 'step_id'],
+  step_type: ['stepType', 'step_type'],
+  step_child_id: ['stepChildId', 'step_child_id'],
+  interaction_type: ['interactionType', 'interaction_type'],
+  interaction_data: ['interactionData', 'interaction_data'],
+  step_error_message: ['message', 'step_error_message'],
+  step_child_error_message: ['message', 'step_child_error_message'],
+  experience_id: ['experienceId', 'experience_id'],
+  experience_type: ['experienceType', 'experience_type'],
+  locale_id: ['localeId', 'locale_id'],
+  locale_name: ['localeName', 'locale_name'],
+  checklist_id: ['checklistId', 'checklist_id'],
+  checklist_item_id: ['checklistItemId', 'checklist_item_id'],
+  item_id: ['itemId', 'item_id'],
+  goal_id: ['goalId', 'goal_id'],
+  experiment_id: ['experimentId', 'experiment_id'],
+  experiment_group: ['experimentGroup', 'experiment_group'],
+  score: ['score'],
+  feedback: ['feedback'],
+} as const satisfies Record<string, readonly string[]>;
+export type AnalyticsAttributeField = keyof typeof ANALYTICS_ATTRIBUTE_FIELDS;
+/** The field naming the flow of the flow events, which the event store computes at insert (the flow funnel's dimension). */
+export const ANALYTICS_FLOW_FIELD = 'flow_id' satisfies AnalyticsAttributeField;
 /** `attributes.<key>` names any attribute as a dimension or a column. */
 export const ANALYTICS_ATTRIBUTE_PREFIX = 'attributes.';
 /** Raw-row columns besides the event fields, the flow attribute and `attributes.<key>`. */
@@ -48,8 +79,13 @@ const rangeBound = (description: string, dayMeaning: string) =>
   });
 
 const metricNames = Object.keys(ANALYTICS_METRICS);
-const dimensionNames = [...ANALYTICS_EVENT_FIELDS, ANALYTICS_FLOW_ATTRIBUTE, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
-const columnNames = [...ANALYTICS_EVENT_FIELDS, ...ANALYTICS_EXTRA_COLUMNS, ANALYTICS_FLOW_ATTRIBUTE];
+const attributeFieldNames = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS);
+const dimensionNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...attributeFieldNames, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
+const columnNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...ANALYTICS_EXTRA_COLUMNS, ...attributeFieldNames];
+/** Where each attribute field is read from, for the descriptions. */
+const attributeFieldKeys = Object.entries(ANALYTICS_ATTRIBUTE_FIELDS)
+  .map(([field, keys]) => `\`${field}\` (${keys.map((key) => `\`${key}\``).join(', ')})`)
+  .join(', ');
 
 export const AnalyticsQuerySchema = Type.Object(
   {
@@ -72,11 +108,12 @@ export const AnalyticsQuerySchema = Type.Object(
         description:
           'With `metrics`: one row per combination of these values (none: one row in all). ' +
           `\`${dimensionNames.join('`, `')}\` or \`attributes.<key>\` (the attribute's value; a string as is, any other JSON value ` +
-          'as its JSON text, `null` when absent). Time buckets in UTC: ' +
+          'as its JSON text, `null` when absent). `event` is `name`; an absent id or attribute field is `""`. Time buckets in ' +
+          '`timezone`: ' +
           Object.entries(ANALYTICS_TIME_BUCKETS)
             .map(([bucket, meaning]) => `\`${bucket}\` ${meaning}`)
             .join(', ') +
-          `. \`${ANALYTICS_FLOW_ATTRIBUTE}\` is \`attributes.${ANALYTICS_FLOW_ATTRIBUTE}\`, the attribute naming the flow of the flow events.`,
+          `. Attribute fields read the first of these attribute keys an event has: ${attributeFieldKeys}.`,
       }),
     ),
     columns: Type.Optional(
@@ -86,15 +123,17 @@ export const AnalyticsQuerySchema = Type.Object(
         uniqueItems: true,
         description:
           `Raw rows instead of \`metrics\`: one object per event, oldest first, with these fields: \`${columnNames.join('`, `')}\` ` +
-          'or `attributes.<key>`. `timestamp` is RFC 3339 in UTC with milliseconds; `attributes` is the object of all attributes.',
+          'or `attributes.<key>`. `timestamp` is RFC 3339 with milliseconds at the offset of `timezone`; `attributes` is the object ' +
+          'of all attributes; an attribute field is the JSON value of its first key the event has (`""` when none).',
       }),
     ),
     conditions: Type.Optional(
       Type.Array(ExportConditionSchema, {
         maxItems: MAX_CONDITIONS,
         description:
-          'Filter in the grammar of `POST /export/events`; top-level conditions are joined with AND; none selects all events. ' +
-          'A condition on an event name no event has matches nothing.',
+          'Filter in the grammar of `POST /export/events` over the fields of `columns` (`event` is `name`; an attribute field ' +
+          'compares its first key the event has) and `attributes.<key>`; any other field is a 400. Top-level conditions are ' +
+          'joined with AND; none selects all events. A condition on an event name no event has matches nothing.',
       }),
     ),
     start_time: rangeBound('Start of the window (inclusive)', 'as start its first instant'),

@@ -25,7 +25,7 @@ describe('analyticsSpecOf', () => {
       shape: 'aggregate',
       metrics: ['events', 'users'],
       dimensions: [
-        { name: 'flow_id', source: { kind: 'attribute', key: 'flow_id' } },
+        { name: 'flow_id', source: { kind: 'attribute-field', field: 'flow_id', keys: ['flowId', 'flow_id'] } },
         { name: 'name', source: { kind: 'field', field: 'name' } },
         { name: 'day', source: { kind: 'bucket', bucket: 'day' } },
         { name: 'attributes.plan', source: { kind: 'attribute', key: 'plan' } },

@@ -1,29 +1,35 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
+  ANALYTICS_ATTRIBUTE_FIELDS,
   ANALYTICS_ATTRIBUTE_PREFIX,
   ANALYTICS_EVENT_FIELDS,
   ANALYTICS_EXTRA_COLUMNS,
-  ANALYTICS_FLOW_ATTRIBUTE,
   ANALYTICS_MAX_FIELDS,
   ANALYTICS_METRICS,
   ANALYTICS_SYNC_MAX_DAYS,
   ANALYTICS_TIME_BUCKETS,
+  type AnalyticsAttributeField,
   type AnalyticsMetric,
   AnalyticsQuerySchema,
   type AnalyticsTimeBucket,
+  EVENT_COLUMN_FIELDS,
   textProblem,
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
 import { rangeBoundField } from '../../events/application/instant-field';
 import { ianaZone } from '../../events/domain/time-zone';
-import { compileExportConditions } from '../../events/domain/export-conditions';
+import { compileExportConditions, type ConditionField } from '../../events/domain/export-conditions';
 import { withinStorableRange } from '../../events/domain/storable-event';
 
-/** What a dimension or a column reads from an event. */
+/**
+ * What a dimension or a column reads from an event: one of its fields, a time bucket, a field of the
+ * real API read from the first of its attribute keys the event has, or an attribute by its key.
+ */
 export type EventField =
   | { readonly kind: 'field'; readonly field: (typeof ANALYTICS_EVENT_FIELDS)[number] | (typeof ANALYTICS_EXTRA_COLUMNS)[number] }
   | { readonly kind: 'bucket'; readonly bucket: AnalyticsTimeBucket }
+  | { readonly kind: 'attribute-field'; readonly field: AnalyticsAttributeField; readonly keys: readonly string[] }
   | { readonly kind: 'attribute'; readonly key: string };
 
 /** A named output field of a row: the name the client asked for and what it reads. */
@@ -83,8 +89,10 @@ const METRICS = Object.keys(ANALYTICS_METRICS) as AnalyticsMetric[];
 const BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS) as AnalyticsTimeBucket[];
 /** The real API's other name of `name`, in dimensions, columns and conditions alike. */
 const EVENT_ALIAS = 'event';
-const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ANALYTICS_FLOW_ATTRIBUTE, ...BUCKETS];
-const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ANALYTICS_EXTRA_COLUMNS, ANALYTICS_FLOW_ATTRIBUTE];
+const ATTRIBUTE_FIELDS = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS) as AnalyticsAttributeField[];
+const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ATTRIBUTE_FIELDS, ...BUCKETS];
+const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ANALYTICS_EXTRA_COLUMNS, ...ATTRIBUTE_FIELDS];
+const CONDITION_FIELDS = [...EVENT_COLUMN_FIELDS, ...ATTRIBUTE_FIELDS];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -120,8 +128,35 @@ export function syncAnalyticsSpecOf(body: unknown): AnalyticsSpec {
  */
 export function checkedAnalyticsRequest(body: unknown): AnalyticsRequest {
   const request = parseBody(body);
-  compileExportConditions(specOf(request).conditions);
+  compileExportConditions(specOf(request).conditions, analyticsConditionField);
   return request;
+}
+
+/**
+ * What a condition of a query compares: the event's columns, the real API's attribute fields (from the
+ * first of their keys an event has) and `attributes.<key>`. Any other name is a 400 naming it: read as
+ * an attribute of that name, as exports do, a field the real API knows but spelled otherwise here
+ * would silently match nothing.
+ */
+export function analyticsConditionField(field: string, path: string): ConditionField {
+  if ((EVENT_COLUMN_FIELDS as readonly string[]).includes(field))
+    return { kind: 'column', column: field as (typeof EVENT_COLUMN_FIELDS)[number] };
+  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, field))
+    return { kind: 'attribute', keys: ANALYTICS_ATTRIBUTE_FIELDS[field as AnalyticsAttributeField] };
+  const key = attributeKeyOf(field, path);
+  if (key !== undefined) return { kind: 'attribute', keys: [key] };
+  throw invalid(
+    path,
+    `unknown field ${JSON.stringify(field)}; use one of ${listOf([EVENT_ALIAS, ...CONDITION_FIELDS])} or attributes.<key>`,
+  );
+}
+
+/** The key of an `attributes.<key>` name (a 400 at `path` for a key no store can hold); undefined for any other name. */
+function attributeKeyOf(name: string, path: string): string | undefined {
+  if (!name.startsWith(ANALYTICS_ATTRIBUTE_PREFIX) || name.length === ANALYTICS_ATTRIBUTE_PREFIX.length) return undefined;
+  const problem = textProblem(name);
+  if (problem) throw invalid(path, problem);
+  return name.slice(ANALYTICS_ATTRIBUTE_PREFIX.length);
 }
 
 function specOf(request: AnalyticsRequest): AnalyticsSpec {
@@ -205,18 +240,18 @@ function fieldsOf(requested: readonly string[], list: 'dimensions' | 'columns', 
 }
 
 function sourceOf(name: string, path: string, list: string, known: readonly string[]): EventField {
-  if (name.startsWith(ANALYTICS_ATTRIBUTE_PREFIX) && name.length > ANALYTICS_ATTRIBUTE_PREFIX.length) {
-    const problem = textProblem(name);
-    if (problem) throw invalid(path, problem);
-    return { kind: 'attribute', key: name.slice(ANALYTICS_ATTRIBUTE_PREFIX.length) };
-  }
+  const key = attributeKeyOf(name, path);
+  if (key !== undefined) return { kind: 'attribute', key };
   if (!known.includes(name)) {
     throw invalid(
       path,
       `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`,
     );
   }
-  if (name === ANALYTICS_FLOW_ATTRIBUTE) return { kind: 'attribute', key: ANALYTICS_FLOW_ATTRIBUTE };
+  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, name)) {
+    const field = name as AnalyticsAttributeField;
+    return { kind: 'attribute-field', field, keys: ANALYTICS_ATTRIBUTE_FIELDS[field] };
+  }
   if (name === EVENT_ALIAS) return { kind: 'field', field: 'name' };
   if ((BUCKETS as string[]).includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };
   return { kind: 'field', field: name as (typeof ANALYTICS_EVENT_FIELDS)[number] };

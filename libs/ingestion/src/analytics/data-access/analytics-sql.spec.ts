@@ -11,7 +11,7 @@ describe('analyticsStatement', () => {
       metrics: ['events', 'users'],
       dimensions: [`attributes.${HOSTILE}`, 'name'],
       conditions: [
-        [HOSTILE, '==', HOSTILE],
+        [`attributes.${HOSTILE}`, '==', HOSTILE],
         ['name', 'in', [HOSTILE]],
       ],
     });
@@ -29,8 +29,23 @@ describe('analyticsStatement', () => {
       1,
     );
     expect(statement.sql).toContain("timestamp >= {start_time:DateTime64(3, 'UTC')} AND timestamp < {end_time:DateTime64(3, 'UTC')}");
-    expect(statement.sql).toContain("identity((NOT ((attribute_values[{p0:String}] AS condition_value_0) IN ('', 'null'))))");
-    expect(statement.params).toMatchObject({ p0: 'flow_id', start_time: '2025-10-01 00:00:00.000', end_time: '2025-10-02 00:00:00.000' });
+    // flow_id reads the key the SDKs send, then the one sent by hand.
+    expect(statement.sql).toContain(
+      "identity((NOT ((if(attribute_values[{p0:String}] != '', attribute_values[{p0:String}], attribute_values[{p1:String}]) " +
+        "AS condition_value_0) IN ('', 'null'))))",
+    );
+    expect(statement.params).toMatchObject({
+      p0: 'flowId',
+      p1: 'flow_id',
+      start_time: '2025-10-01 00:00:00.000',
+      end_time: '2025-10-02 00:00:00.000',
+    });
+  });
+
+  it('refuses a condition on a field the analytics vocabulary does not have, pointing to attributes.<key>', () => {
+    expect(() =>
+      analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['plan', '==', 'pro']] }), 1),
+    ).toThrow(/^conditions\[0\]\[0\]: unknown field "plan"; use one of "event", "name", .* or attributes.<key>$/);
   });
 
   it('orders aggregate rows by time bucket, then the first metric, largest first, then the other dimensions', () => {
@@ -48,8 +63,8 @@ describe('analyticsStatement', () => {
       analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['flow_id', 'attributes.flow_id'] }),
       1,
     );
-    expect(statement.sql).toContain("if(unparsed_flow_ids AND flow_id = '\\xFF', if(JSONType(attributes, 'flow_id')");
-    expect(statement.sql).toMatch(/, flow_id\) AS d0, .*, flow_id\) AS d1, uniqExactIf\(user_key, user_key != 0\) AS m0/);
+    expect(statement.sql).toContain("ifNull(if(unparsed_flow_ids AND flow_id = '\\xFF', coalesce(if(JSONType(attributes, 'flowId')");
+    expect(statement.sql).toMatch(/, flow_id\), ''\) AS d0, .*\{a0:String\}\)\)\) AS d1, uniqExactIf\(user_key, user_key != 0\) AS m0/);
   });
 
   it('reads the JSON of flow ids the insert could not read only where the account window holds such events', () => {

@@ -1,10 +1,21 @@
-import { ANALYTICS_FLOW_ATTRIBUTE, type AnalyticsMetric, type AnalyticsTimeBucket } from '@guidepost/contracts-http';
+import {
+  ANALYTICS_ATTRIBUTE_FIELDS,
+  ANALYTICS_FLOW_FIELD,
+  type AnalyticsMetric,
+  type AnalyticsTimeBucket,
+} from '@guidepost/contracts-http';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { dateTime64Param } from '../../events/domain/instant';
 import { READ_SETTINGS } from '../../events/data-access/event-sql';
 import { EVENTS_TABLE } from '../../events/data-access/clickhouse-event-store.adapter';
 import { UNPARSED_FLOW_ID_SQL } from '../../events/data-access/clickhouse-migrations';
-import type { AnalyticsSpec, EventField, OutputField, SortKey } from '../application/analytics-spec';
+import {
+  analyticsConditionField,
+  type AnalyticsSpec,
+  type EventField,
+  type OutputField,
+  type SortKey,
+} from '../application/analytics-spec';
 
 /** One statement of an analytics query: each result row is one JSON object text (`FORMAT TabSeparatedRaw`). */
 export interface AnalyticsStatement {
@@ -57,7 +68,7 @@ const ZONED_TIMESTAMP = `concat(replaceOne(toString(toTimeZone(timestamp, ${ZONE
  * collapses it. Exports and history, which promise exact rows, still read with `FINAL`.
  */
 export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRows: number): AnalyticsStatement {
-  const conditions = compileExportConditions(spec.conditions);
+  const conditions = compileExportConditions(spec.conditions, analyticsConditionField);
   const params: Record<string, unknown> = {
     ...conditions.params,
     account_id: accountId,
@@ -145,15 +156,18 @@ function aggregateRows(
   );
 }
 
-/** A dimension's value: text, or NULL for an absent id or attribute. */
+/** A dimension's value as text: `""` for an absent id or attribute field, NULL for an absent `attributes.<key>`. */
 function dimensionSql(source: EventField, placeholders: Placeholders): string {
   switch (source.kind) {
     case 'bucket':
       return BUCKET_SQL[source.bucket];
     case 'attribute':
-      return isStoredFlowId(source) ? STORED_FLOW_ID : attributeText(placeholders.text(source.key));
+      return attributeText(placeholders.text(source.key));
+    case 'attribute-field':
+      if (isStoredFlowId(source)) return `ifNull(${STORED_FLOW_ID}, '')`;
+      return `coalesce(${source.keys.map((key) => attributeText(placeholders.text(key))).join(', ')}, '')`;
     case 'field':
-      return source.field === 'name' ? 'name' : `nullIf(${source.field}, '')`;
+      return source.field;
   }
 }
 
@@ -162,6 +176,14 @@ function columnJson(source: EventField, placeholders: Placeholders): string {
   if (source.kind === 'attribute') {
     const key = placeholders.text(source.key);
     return `if(JSONType(attributes, ${key}) = 'Null', 'null', JSONExtractRaw(attributes, ${key}))`;
+  }
+  if (source.kind === 'attribute-field') {
+    // The JSON value of the first key the event has, `""` when it has none.
+    const firstPresent = source.keys.flatMap((name) => {
+      const key = placeholders.text(name);
+      return [`JSONType(attributes, ${key}) != 'Null'`, `JSONExtractRaw(attributes, ${key})`];
+    });
+    return `multiIf(${firstPresent.join(', ')}, '""')`;
   }
   if (source.kind === 'field' && source.field === 'timestamp') return `toJSONString(${ZONED_TIMESTAMP})`;
   if (source.kind === 'field' && source.field === 'attributes') return 'attributes';
@@ -180,13 +202,15 @@ function attributeText(key: string): string {
 }
 
 /**
- * `attributes.flow_id` as text, from the column the insert fills, or from the JSON where the insert
- * could not read it (only looked for where `UNPARSED_FLOW_IDS_CHECK` found such events).
+ * `flow_id` as text (NULL when absent), from the column the insert fills, or from the JSON where the
+ * insert could not read it (only looked for where `UNPARSED_FLOW_IDS_CHECK` found such events).
  */
-const STORED_FLOW_ID = `if(unparsed_flow_ids AND flow_id = ${UNPARSED_FLOW_ID_SQL}, ${attributeText(`'${ANALYTICS_FLOW_ATTRIBUTE}'`)}, flow_id)`;
+const STORED_FLOW_ID = `if(unparsed_flow_ids AND flow_id = ${UNPARSED_FLOW_ID_SQL}, coalesce(${ANALYTICS_ATTRIBUTE_FIELDS[
+  ANALYTICS_FLOW_FIELD
+].map((key) => attributeText(`'${key}'`)).join(', ')}), flow_id)`;
 
 function isStoredFlowId(source: EventField): boolean {
-  return source.kind === 'attribute' && source.key === ANALYTICS_FLOW_ATTRIBUTE;
+  return source.kind === 'attribute-field' && source.field === ANALYTICS_FLOW_FIELD;
 }
 
 function member(key: string, valueJson: string): string {

@@ -72,6 +72,17 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'parsed-flows', event: event(8, { attributes: { flow_id: 'welcome' } }) },
       { accountId: 'parsed-flows', event: event(9, { userId: 'u8', attributes: { flow_id: 'welcome', step: 2 } }) },
       { accountId: 'parsed-flows', event: event(10, { attributes: { flow_id: 3 } }) },
+      { accountId: 'sdk', event: event(21, { name: 'appcues:flow_started', attributes: { flowId: 'f-web', flowName: 'Web' } }) },
+      { accountId: 'sdk', event: event(22, { name: 'appcues:flow_started', attributes: { flowId: 'f-web', flowName: 'Web' } }) },
+      { accountId: 'sdk', event: event(23, { name: 'appcues:step_completed', attributes: { flowId: 'f-web', stepId: 's-1' } }) },
+      {
+        accountId: 'sdk',
+        event: event(24, {
+          name: 'appcues:v2:step_error',
+          attributes: { experienceId: 'e-mobile', stepId: 's-2', stepType: 'modal', message: 'no target' },
+        }),
+      },
+      { accountId: 'sdk', event: event(25, { name: 'appcues:step_completed', attributes: { flow_id: 'f-hand', step_id: 's-9' } }) },
       { accountId: 'zoned', event: event(11, { userId: 'u1', name: 'opened', timestamp: '2025-10-01T03:00:00.000Z' }) },
       { accountId: 'zoned', event: event(12, { userId: 'u2', name: 'opened', timestamp: '2025-10-01T09:30:00.250Z' }) },
       { accountId: 'zoned', event: event(13, { userId: 'u3', name: 'closed', timestamp: '2025-10-01T10:00:00.000Z' }) },
@@ -101,13 +112,13 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(found).toEqual([
       {
         user_id: 'u1',
-        group_id: null,
+        group_id: '',
         'attributes.it\'s "quoted"': 'ü\n',
         'attributes.n': 1.5,
         attributes: { 'it\'s "quoted"': 'ü\n', n: 1.5 },
       },
-      { user_id: null, group_id: 'g1', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: { n: null } },
-      { user_id: 'u3', group_id: null, 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: {} },
+      { user_id: '', group_id: 'g1', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: { n: null } },
+      { user_id: 'u3', group_id: '', 'attributes.it\'s "quoted"': null, 'attributes.n': null, attributes: {} },
     ]);
   });
 
@@ -123,12 +134,40 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     ]);
   });
 
-  it('groups by flow_id whatever the attributes hold beside it: a number as its JSON text, absent as null', async () => {
+  it('groups by flow_id whatever the attributes hold beside it: a number as its JSON text, absent as ""', async () => {
     expect(await rows('flows', { metrics: ['events', 'users'], dimensions: ['flow_id'] })).toEqual([
       { flow_id: 'onboarding', events: 2, users: 2 },
+      { flow_id: '', events: 1, users: 1 },
       { flow_id: '7', events: 1, users: 1 },
-      { flow_id: null, events: 1, users: 1 },
     ]);
+  });
+
+  it('reads the fields of the real API from the keys the SDKs send, or their snake_case form', async () => {
+    // The web SDK's flow events, a mobile (Flows 2.0) step error, and a flow event sent by hand.
+    expect(await rows('sdk', { metrics: ['events'], dimensions: ['flow_id', 'step_id', 'experience_id', 'step_error_message'] })).toEqual([
+      { flow_id: 'f-web', step_id: '', experience_id: '', step_error_message: '', events: 2 },
+      { flow_id: '', step_id: 's-2', experience_id: 'e-mobile', step_error_message: 'no target', events: 1 },
+      { flow_id: 'f-hand', step_id: 's-9', experience_id: '', step_error_message: '', events: 1 },
+      { flow_id: 'f-web', step_id: 's-1', experience_id: '', step_error_message: '', events: 1 },
+    ]);
+    expect(
+      await rows('sdk', {
+        metrics: ['events', 'users'],
+        conditions: [
+          ['flow_id', '==', 'f-web'],
+          ['step_id', 'is null'],
+        ],
+      }),
+    ).toEqual([{ events: 2, users: 2 }]);
+    expect(await rows('sdk', { columns: ['experience_id', 'step_type', 'score'], conditions: [['experience_id', 'like', 'e-%']] })).toEqual(
+      [{ experience_id: 'e-mobile', step_type: 'modal', score: '' }],
+    );
+  });
+
+  it('counts an account whose flow ids all came by the SDK key through the stored column', async () => {
+    expect(
+      await rows('sdk', { metrics: ['events'], dimensions: ['flow_id'], conditions: [['name', '==', 'appcues:flow_started']] }),
+    ).toEqual([{ flow_id: 'f-web', events: 2 }]);
   });
 
   it('groups by the stored flow_id where every event was read at insert', async () => {
@@ -174,7 +213,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
 
   it('answers 999 like conditions on attributes within a time budget', async () => {
     // Each condition names one of a few keys: the attributes are parsed once per row, each key looked up once.
-    const keys = ['flow_id', 'step', 'absent'];
+    const keys = ['flow_id', 'attributes.step', 'attributes.absent'];
     const conditions = Array.from({ length: 999 }, (_, index) => [keys[index % keys.length], 'not like', `%never ${index}%`]);
     // About 1.5 s on an idle 2-core machine, within the default budget of 10 s; 15 s beside four busy
     // loops. The budget here leaves room for a loaded CI machine; the benchmark measures speed.
@@ -201,7 +240,10 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
    * enough that the store carries the stop out within a few seconds even on a loaded machine (about
    * 3.6 s after the start idle, 6 s beside four busy loops).
    */
-  const heavy = { metrics: ['events'], conditions: Array.from({ length: 333 }, (_, index) => ['text', 'not like', `%never ${index}%`]) };
+  const heavy = {
+    metrics: ['events'],
+    conditions: Array.from({ length: 333 }, (_, index) => ['attributes.text', 'not like', `%never ${index}%`]),
+  };
   const oneSecond: QueryBudget = { maxExecutionSeconds: 1, maxMemoryBytes: 1024 ** 3 };
 
   /** Runs `query` and tells the query id it ran under in the store. */

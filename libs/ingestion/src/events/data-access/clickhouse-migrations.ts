@@ -18,6 +18,16 @@ const FLOW_ID_TEXT =
   "if(JSONType(attributes, 'flow_id') = 'Null', NULL, if(JSONType(attributes, 'flow_id') = 'String', " +
   "JSONExtractString(attributes, 'flow_id'), JSONExtractRaw(attributes, 'flow_id')))";
 
+/**
+ * The flow of an event as text: `attributes.flowId`, the key the Appcues web SDK sends, else
+ * `attributes.flow_id`, as sent by hand; each read as `FLOW_ID_TEXT` reads its key. Written out for
+ * migration 6, as `FLOW_ID_TEXT` is for migration 2.
+ */
+const SDK_FLOW_ID_TEXT =
+  "coalesce(if(JSONType(attributes, 'flowId') = 'Null', NULL, if(JSONType(attributes, 'flowId') = 'String', " +
+  "JSONExtractString(attributes, 'flowId'), JSONExtractRaw(attributes, 'flowId'))), " +
+  `${FLOW_ID_TEXT})`;
+
 /** An event's identity in the store: the sorting key of `events`. */
 const EVENT_KEY = '(account_id, user_id, timestamp, event_id)';
 
@@ -131,6 +141,19 @@ export const EVENT_STORE_MIGRATIONS: readonly ClickHouseMigration[] = [
       `ALTER TABLE events ADD COLUMN IF NOT EXISTS attribute_values Map(String, String)
         ALIAS CAST(JSONExtractKeysAndValuesRaw(attributes), 'Map(String, String)')
         COMMENT 'each attribute key to its value as JSON text'`,
+    ],
+  },
+  {
+    // The analytics field flow_id reads the key the SDKs send (`flowId`) before `flow_id`: flows
+    // tracked by the web SDK counted for no flow. The stored rows are computed again in the background;
+    // until a part is, queries read its flow_id as it was.
+    version: 6,
+    name: 'flow id as the sdks send it',
+    statements: [
+      `ALTER TABLE events MODIFY COLUMN flow_id Nullable(String)
+        MATERIALIZED if(isValidJSON(attributes), ${SDK_FLOW_ID_TEXT}, ${UNPARSED_FLOW_ID_SQL})
+        COMMENT 'attributes.flowId, else attributes.flow_id, as text; a lone 0xFF byte when the insert could not read the attributes'`,
+      'ALTER TABLE events MATERIALIZE COLUMN flow_id',
     ],
   },
 ];

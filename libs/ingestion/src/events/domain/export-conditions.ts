@@ -14,6 +14,24 @@ import { DomainError } from '@guidepost/platform-errors';
 import { dateTime64Param, instantOf } from './instant';
 import { isStorableInstant } from './storable-event';
 
+/**
+ * What a condition's field compares: a text column of the event, its timestamp, or an attribute read
+ * from the first of `keys` the event has (several when a field is sent under more than one name).
+ */
+export type ConditionField =
+  | { readonly kind: 'column'; readonly column: (typeof EVENT_COLUMN_FIELDS)[number] }
+  | { readonly kind: 'attribute'; readonly keys: readonly string[] };
+
+/** Resolves a condition's field (at `path`, for a 400 naming it). */
+export type FieldResolver = (field: string, path: string) => ConditionField;
+
+/** The export grammar: the event's columns by name, and any other name the attribute of that name. */
+function exportField(field: string): ConditionField {
+  return (EVENT_COLUMN_FIELDS as readonly string[]).includes(field)
+    ? { kind: 'column', column: field as (typeof EVENT_COLUMN_FIELDS)[number] }
+    : { kind: 'attribute', keys: [field] };
+}
+
 /** An export's conditions as one ClickHouse boolean expression over the `events` table. */
 export interface CompiledConditions {
   /** `1` when there is no condition. Values appear only as `{pN:Type}` placeholders. */
@@ -42,15 +60,15 @@ interface Compared {
  * (`MAX_CONDITIONS`, `MAX_CONDITION_DEPTH`, `MAX_CONDITION_VALUES`, `MAX_CONDITIONS_TEXT_LENGTH`) as
  * soon as it crosses one, so a huge request costs no more than the limits.
  *
- * `name`, `user_id`, `group_id` and `timestamp` are the event's columns; any other field is the
- * attribute of that name. An attribute equals a value of the same JSON type only (`1` matches the
+ * `fieldOf` says what each field compares; by default (the export grammar) `name`, `user_id`,
+ * `group_id` and `timestamp` are the event's columns and any other field is the attribute of that name. An attribute equals a value of the same JSON type only (`1` matches the
  * number 1, `"1"` the string). The like family matches an attribute's text (a string as is, any
  * other value as its JSON text) and needs the attribute present. `is null` means absent or JSON
  * null (for `user_id` and `group_id`: an event without one). `!=`, `not in` and `not like` are the
  * exact negations of `==`, `in` and `like`, so they also match events without the attribute.
  */
-export function compileExportConditions(conditions: readonly unknown[]): CompiledConditions {
-  const compiler = new ConditionCompiler();
+export function compileExportConditions(conditions: readonly unknown[], fieldOf: FieldResolver = exportField): CompiledConditions {
+  const compiler = new ConditionCompiler(fieldOf);
   const parts = conditions.map((condition, index) => compiler.condition(condition, `conditions[${index}]`, 1));
   return { sql: parts.length === 0 ? '1' : asOnePredicate(parts.map((part) => `(${part})`).join(' AND ')), params: compiler.params };
 }
@@ -67,6 +85,9 @@ function asOnePredicate(sql: string): string {
 
 class ConditionCompiler {
   readonly params: Record<string, string | string[]> = {};
+
+  constructor(private readonly fieldOf: FieldResolver) {}
+
   /** Each placeholder by its type and value. */
   private readonly placeholders = new Map<string, string>();
   /** The alias of each expression named once (`aliased`). */
@@ -99,7 +120,7 @@ class ConditionCompiler {
     if (typeof operator !== 'string' || !OPERATORS.includes(operator)) {
       throw invalid(`${path}[1]`, `operator ${JSON.stringify(operator)} is not supported; use one of ${listOf(OPERATORS)}`);
     }
-    const target = targetOf(field, this);
+    const target = targetOf(this.fieldOf(field, `${path}[0]`), this);
     if (operator === 'is null' || operator === 'is not null') {
       if (values.length > 0) throw invalid(path, `operator "${operator}" takes no value: [field, "${operator}"]`);
       const isNull = target.isNull();
@@ -164,13 +185,15 @@ class ConditionCompiler {
    * whatever the number of conditions: a JSON function per condition parsed the attributes once per
    * condition. Each key's value is computed once and named by an alias (`aliased`).
    */
-  attributeJson(key: string): string {
-    return this.aliased(`attribute_values[${this.param('String', key)}]`);
+  attributeJson(keys: readonly string[]): string {
+    const [first, ...others] = keys.map((key) => `attribute_values[${this.param('String', key)}]`);
+    // The first key the event has: a key it lacks reads as empty.
+    return this.aliased(others.reduce((json, next) => `if(${json} != '', ${json}, ${next})`, first));
   }
 
   /** An attribute's text, as the like family reads it: a string's value unescaped, any other value's JSON text. */
-  attributeText(key: string): string {
-    const json = this.attributeJson(key);
+  attributeText(keys: readonly string[]): string {
+    const json = this.attributeJson(keys);
     return this.aliased(`if(startsWith(${json}, '"'), JSONExtractString(${json}), ${json})`);
   }
 
@@ -212,10 +235,9 @@ interface Target {
   matches(like: 'LIKE' | 'ILIKE', pattern: string, operatorPath: string): string;
 }
 
-function targetOf(field: string, compiler: ConditionCompiler): Target {
-  if (field === 'timestamp') return timestampColumn(compiler);
-  if ((EVENT_COLUMN_FIELDS as readonly string[]).includes(field)) return textColumn(field, compiler);
-  return attribute(field, compiler);
+function targetOf(field: ConditionField, compiler: ConditionCompiler): Target {
+  if (field.kind === 'attribute') return attribute(field.keys, compiler);
+  return field.column === 'timestamp' ? timestampColumn(compiler) : textColumn(field.column, compiler);
 }
 
 /** `name`, `user_id`, `group_id`: text; the ids are empty for events without one. A number compares as its decimal text. */
@@ -260,13 +282,13 @@ function timestampColumn(compiler: ConditionCompiler): Target {
  * render alike. The like family reads a string's value (unescaped from its JSON text alone) and any
  * other value's JSON text.
  */
-function attribute(key: string, compiler: ConditionCompiler): Target {
-  const isNull = () => `${compiler.attributeJson(key)} IN ('', 'null')`;
+function attribute(keys: readonly string[], compiler: ConditionCompiler): Target {
+  const isNull = () => `${compiler.attributeJson(keys)} IN ('', 'null')`;
   return {
     isNull,
     isIn: (values) =>
-      `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${compiler.attributeJson(key)})`,
-    matches: (like, pattern) => `NOT (${isNull()}) AND ${compiler.attributeText(key)} ${like} ${pattern}`,
+      `has(JSONExtractArrayRaw(${compiler.param('String', JSON.stringify(values.map(({ value }) => value)))}), ${compiler.attributeJson(keys)})`,
+    matches: (like, pattern) => `NOT (${isNull()}) AND ${compiler.attributeText(keys)} ${like} ${pattern}`,
   };
 }
 
