@@ -17,6 +17,7 @@ export const CreateAccountRequestSchema = Type.Object(
       Type.String({ pattern: ACCOUNT_ID_PATTERN, description: 'Chosen account id; 24 hex characters are generated when omitted' }),
     ),
   },
+  // Closed: a misspelt `id` ignored would create the account under a generated id instead.
   { additionalProperties: false },
 );
 export type CreateAccountRequest = Static<typeof CreateAccountRequestSchema>;

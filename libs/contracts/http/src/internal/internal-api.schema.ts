@@ -19,6 +19,9 @@ export function internalJobsPath(accountId: string): string {
   return `/internal/v1/accounts/${encodeURIComponent(accountId)}/jobs`;
 }
 
+// The request bodies of the internal API are closed (`additionalProperties: false`): both ends are
+// built from these schemas, so a field the callee does not know means the two disagree, which a 400
+// shows at once, where an ignored field would leave the call half understood.
 export const CreateJobRequestSchema = Type.Object(
   { name: Type.Union(Object.values(JobName).map((name) => Type.Literal(name))) },
   { additionalProperties: false },

@@ -55,7 +55,10 @@ requests with no body and no \`Content-Type\`. Bodies are UTF-8 text (a CSV or N
 naming the line). JSON, in bodies and NDJSON lines, may nest arrays and objects 64 levels deep; its strings and keys,
 and path parameters, may not hold NUL (\`\\u0000\`) or a lone UTF-16 surrogate, and its numbers must lie within
 ±1.8e308 (\`1e400\` does not): 400 naming the limit or the path (\`attributes.n\`). An upload holds one part named
-\`file\` (a second is a 400). Path parameters may be 1,024 characters long (414 beyond), the request line and headers
+\`file\` (a second is a 400). A field a JSON body does not name, at any depth, is ignored: neither stored nor echoed
+(a sync tool's \`_sync_id\`); the fields it names are checked strictly, a wrong one answered 400 naming it. Free-form objects (profile properties, event \`attributes\`) keep every
+key as data. The analytics query spec alone refuses a field it does not name, with 400 naming it, since a misspelt
+one ignored would change the answer; it ignores \`account_id\`. Path parameters may be 1,024 characters long (414 beyond), the request line and headers
 16 KB together (431); a request must arrive, headers and body, within 10 minutes by default (408). A method a path does
 not take gets 405 with \`Allow\`.
 

@@ -167,10 +167,13 @@ export const AnalyticsQuerySchema = Type.Object(
   },
   {
     $id: 'AnalyticsQuery',
+    // Closed, unlike the other bodies: a misspelt field ignored (`dimension`) would change the answer unseen.
     additionalProperties: false,
     description:
       'A query spec: `metrics` (with optional `dimensions`) for aggregate rows, or `columns` for raw event rows; exactly one of ' +
-      'the two. Every 400 names the offending field (`metrics[1]`, `dimensions[0]`, `conditions[0][1]`, `end_time`).',
+      'the two. Every 400 names the offending field (`metrics[1]`, `dimensions[0]`, `conditions[0][1]`, `end_time`). ' +
+      'Unlike other bodies, a field the spec does not name is refused with 400 naming it, since ignoring a misspelt one ' +
+      '(`dimension`) would change the answer unseen; `account_id` is taken and ignored.',
   },
 );
 export type AnalyticsQuery = Static<typeof AnalyticsQuerySchema>;

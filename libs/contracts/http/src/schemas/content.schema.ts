@@ -151,13 +151,16 @@ export const timestampInput = (description: string) =>
   );
 const optionalNullable = <S extends TSchema>(schema: S, description: string) => Type.Optional(nullable(schema, description));
 
-/** Audit fields every content input may carry; omitted ones get defaults (now, `guidepost-admin`). */
+/**
+ * Audit fields every content input may carry; omitted ones get defaults (now, `guidepost-admin`).
+ * The fields a record read from the public API adds (`url`, `tags`, `account_id`) are not named: as
+ * unknown fields they are ignored, so a record read can be written back as it is.
+ */
 const auditInput = {
   created_at: Type.Optional(timestampInput('Creation time; default: kept from the existing record, else now')),
   updated_at: Type.Optional(timestampInput('Last update time; default: now')),
   created_by: Type.Optional(Type.String({ description: 'Creator; default: kept from the existing record, else `guidepost-admin`' })),
   updated_by: Type.Optional(Type.String({ description: 'Last updater; default `guidepost-admin`' })),
-  url: Type.Optional(Type.String({ description: 'Ignored: derived from the account and id' })),
 };
 /** Fields of publishable records (flows, pins, mobile). */
 const publicationInput = {
@@ -168,7 +171,6 @@ const publicationInput = {
   ),
   frequency: Type.Optional(frequency('Default `once`')),
   tag_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Default []' })),
-  tags: Type.Optional(Type.Unknown({ description: 'Ignored: derived from `tag_ids`' })),
 };
 
 export const FlowUpsertSchema = Type.Object(
@@ -178,7 +180,7 @@ export const FlowUpsertSchema = Type.Object(
     ...publicationInput,
     ...auditInput,
   },
-  { $id: 'FlowUpsert', additionalProperties: false, description: 'A flow to create or replace' },
+  { $id: 'FlowUpsert', description: 'A flow to create or replace' },
 );
 export type FlowUpsert = Static<typeof FlowUpsertSchema>;
 
@@ -200,7 +202,7 @@ const StepUpsertSchema = Type.Object(
     createdBy: Type.Optional(Type.String({ description: "Default: the record's creator" })),
     updatedBy: Type.Optional(Type.String({ description: "Default: the record's last updater" })),
   },
-  { additionalProperties: false, description: 'A step to store' },
+  { description: 'A step to store' },
 );
 export type StepUpsert = Static<typeof StepUpsertSchema>;
 
@@ -217,11 +219,10 @@ export const ExperienceUpsertSchema = Type.Object(
     theme: optionalNullable(Type.String(), 'Default null'),
     traits: Type.Optional(Type.Array(freeFormObject('A trait'), { description: 'Default []' })),
     steps: Type.Optional(Type.Array(StepUpsertSchema, { description: 'Default []' })),
-    account_id: Type.Optional(Type.String({ description: 'Ignored: the account of the path owns the record' })),
     ...publicationInput,
     ...auditInput,
   },
-  { $id: 'ExperienceUpsert', additionalProperties: false, description: 'A pin or mobile experience to create or replace' },
+  { $id: 'ExperienceUpsert', description: 'A pin or mobile experience to create or replace' },
 );
 export type ExperienceUpsert = Static<typeof ExperienceUpsertSchema>;
 
@@ -231,7 +232,7 @@ export const TagUpsertSchema = Type.Object(
     name: Type.String({ description: 'Tag name' }),
     ...auditInput,
   },
-  { $id: 'TagUpsert', additionalProperties: false, description: 'A tag to create or replace' },
+  { $id: 'TagUpsert', description: 'A tag to create or replace' },
 );
 export type TagUpsert = Static<typeof TagUpsertSchema>;
 
@@ -244,6 +245,8 @@ export const IngestionFilteringRulesInputSchema = Type.Object(
   },
   {
     $id: 'IngestionFilteringRulesInput',
+    // Closed: the rules are replaced and an omitted list becomes empty, so a misspelt list name
+    // (`event_name`) ignored would clear the list it meant to set.
     additionalProperties: false,
     description: 'Replaces the rules of the account; omitted lists become empty, repeated names are kept once',
   },

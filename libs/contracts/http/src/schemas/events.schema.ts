@@ -83,7 +83,7 @@ export const TrackEventSchema = Type.Object(
     context: Type.Optional(
       Type.Object(
         { url: Type.Optional(Type.String({ description: 'Page the event happened on' })) },
-        { additionalProperties: true, description: 'Context of the event' },
+        { description: 'Context of the event: `url`, the one field kept' },
       ),
     ),
     event_id: Type.Optional(

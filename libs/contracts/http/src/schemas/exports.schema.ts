@@ -189,7 +189,6 @@ export const EventExportRequestSchema = Type.Object(
   },
   {
     $id: 'EventExportRequest',
-    additionalProperties: false,
     description:
       'Body of `POST /export/events`. The finished job carries the link to the file in ' +
       'its `Completed` event (`signed_s3_url`, valid one week, with `expires_at` and `rows`); the recommended range is ' +

@@ -61,7 +61,6 @@ export const UserIdListSchema = Type.Object(
   },
   {
     $id: 'UserIdList',
-    additionalProperties: false,
     description:
       'User ids as JSON. The same ids may instead be sent as `application/ndjson` (one double-quoted JSON string per ' +
       'line), as `text/csv` (one id per line, optional header `user_id` or `userId`) or as an uploaded file of either form. ' +

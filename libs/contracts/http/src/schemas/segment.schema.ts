@@ -41,7 +41,7 @@ const segmentDescription = Type.String({ description: 'Segment description' });
 
 export const SegmentCreateSchema = Type.Object(
   { name: segmentName, description: Type.Optional(segmentDescription) },
-  { $id: 'SegmentCreate', additionalProperties: false, description: 'Body of `POST /segments` (JSON only)' },
+  { $id: 'SegmentCreate', description: 'Body of `POST /segments` (JSON only)' },
 );
 export type SegmentCreate = Static<typeof SegmentCreateSchema>;
 
@@ -49,8 +49,7 @@ export const SegmentUpdateSchema = Type.Object(
   { name: Type.Optional(segmentName), description: Type.Optional(segmentDescription) },
   {
     $id: 'SegmentUpdate',
-    additionalProperties: false,
-    minProperties: 1,
+    anyOf: [{ required: ['name'] }, { required: ['description'] }],
     description: 'Body of `PATCH /segments/{segment_id}` (JSON only): the fields to change, at least one',
   },
 );
@@ -92,7 +91,6 @@ export const SegmentMembershipExportRequestSchema = Type.Object(
   },
   {
     $id: 'SegmentMembershipExportRequest',
-    additionalProperties: false,
     description:
       'Body of `POST /segments/{segment_id}/segment_membership_export`. The finished job carries the link to the file ' +
       'in its `Completed` event (`signed_s3_url`, valid one week, `expires_at`, `rows`).',

@@ -26,16 +26,13 @@ const textOrNumber = Type.Union([Type.String(), Type.Number()]);
  * Throws a 400 naming the field at fault.
  */
 export const parseExportRequest: (body: unknown) => ExportRequestFields = compileValidator(
-  Type.Object(
-    {
-      ...EventExportRequestSchema.properties,
-      conditions: Type.Array(Type.Unknown()),
-      start_time: instant,
-      end_time: Type.Optional(instant),
-      time_zone: Type.Optional(textOrNumber),
-    },
-    { additionalProperties: false },
-  ),
+  Type.Object({
+    ...EventExportRequestSchema.properties,
+    conditions: Type.Array(Type.Unknown()),
+    start_time: instant,
+    end_time: Type.Optional(instant),
+    time_zone: Type.Optional(textOrNumber),
+  }),
 );
 
 /**

@@ -8,7 +8,7 @@ import type { InboundBody } from './inbound-body';
 import { ndjsonValues } from './ndjson-values';
 
 // Each id is then checked by `checkedIdentifier`, which names it by its index (`user_ids[3]`) or line.
-const validateUserIdList = compileValidator(Type.Object({ user_ids: Type.Array(Type.String()) }, { additionalProperties: true }));
+const validateUserIdList = compileValidator(Type.Object({ user_ids: Type.Array(Type.String()) }));
 
 /** The header cells a one-column CSV of user ids may start with. */
 const USER_ID_HEADERS = new Set(['user_id', 'userId']);

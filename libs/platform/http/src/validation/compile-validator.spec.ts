@@ -57,9 +57,15 @@ describe('compileValidator', () => {
     expect(failureOf(3)).toEqual({ ok: false, failure: { field: 'email', reason: 'does not match any of the allowed forms' } });
   });
 
-  it('leaves unknown fields to the schema: allowed unless it says otherwise', () => {
-    const validateLoose = compileValidator(Type.Object({ id: Type.String() }));
-    expect(validateLoose({ id: 'a', extra: true })).toEqual({ id: 'a', extra: true });
+  it('names the fields one of which a union of required fields needs', () => {
+    const Changes = Type.Object(
+      { name: Type.Optional(Type.String()), description: Type.Optional(Type.String()) },
+      { anyOf: [{ required: ['name'] }, { required: ['description'] }] },
+    );
+    expect(compileCheck(Changes)({ colour: 'red' })).toEqual({
+      ok: false,
+      failure: { field: null, reason: 'must have one of the fields "name", "description"' },
+    });
   });
 
   it('never coerces types', () => {

@@ -2,10 +2,12 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { type FieldFailure, InvalidField } from '@guidepost/platform-errors';
+import { unknownFieldsDropperOf } from './unknown-fields';
 
 /**
- * One ajv for every public schema. Whether unknown properties are allowed is each schema's own
- * `additionalProperties`, never a global switch; values are never coerced, so `"5"` is not a number.
+ * One ajv for every public schema. What happens to unknown properties is each schema's own
+ * `additionalProperties`, read by `unknownFieldsDropperOf` (dropped before validation when unset,
+ * kept when allowed, refused when `false`); values are never coerced, so `"5"` is not a number.
  * `verbose` puts the failing schema on the error, so a union of literals can list its values.
  */
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false, verbose: true }));
@@ -22,7 +24,8 @@ interface Compiled {
 const compiled = new WeakMap<TSchema, Compiled>();
 
 /**
- * Compiles a TypeBox schema into a function that says whether a value matches it: the value typed, or
+ * Compiles a TypeBox schema into a function that says whether a value matches it: the value typed
+ * (without the unknown fields of its fixed-shape objects: see `unknownFieldsDropperOf`), or
  * a `FieldFailure` naming the first field at fault, e.g. `{ field: 'name', reason: 'is required' }` or
  * `{ field: 'property_names.2', reason: 'must be string' }` (field null when the value as a whole is).
  * For callers that collect failures (an import's rows) rather than refuse a request.
@@ -32,8 +35,9 @@ export function compileCheck<S extends TSchema>(schema: S): (value: unknown) => 
 }
 
 /**
- * Compiles a TypeBox schema into a function that returns the value typed, or throws `InvalidField`
- * (an `invalid_request` whose detail reads `<field path>: <reason>`) naming the first field at fault.
+ * Compiles a TypeBox schema into a function that returns the value typed (without the unknown fields
+ * of its fixed-shape objects), or throws `InvalidField` (an `invalid_request` whose detail reads
+ * `<field path>: <reason>`) naming the first field at fault.
  */
 export function compileValidator<S extends TSchema>(schema: S): (value: unknown) => Static<S> {
   return compiledOf(schema).validate;
@@ -43,8 +47,11 @@ function compiledOf(schema: TSchema): Compiled {
   const existing = compiled.get(schema);
   if (existing) return existing;
   const matches = ajv.compile(schema);
-  const check = (value: unknown): Checked<unknown> =>
-    matches(value) ? { ok: true, value } : { ok: false, failure: failureOf(matches.errors ?? []) };
+  const dropUnknownFields = unknownFieldsDropperOf(schema) ?? ((value: unknown) => value);
+  const check = (given: unknown): Checked<unknown> => {
+    const value = dropUnknownFields(given);
+    return matches(value) ? { ok: true, value } : { ok: false, failure: failureOf(matches.errors ?? []) };
+  };
   const validate = (value: unknown): unknown => {
     const checked = check(value);
     if (checked.ok) return checked.value;
@@ -101,11 +108,18 @@ function errorsOfTheBranchOfItsType(errors: readonly ErrorObject[], union: Error
   return ofItsType.length === 1 ? ofItsType[0] : undefined;
 }
 
-/** A union of literals (TypeBox `Union([Literal(...)])`) reads as a list of allowed values. */
+/**
+ * A union of literals (TypeBox `Union([Literal(...)])`) reads as a list of allowed values; a union of
+ * required fields (`anyOf: [{ required: ['name'] }, { required: ['description'] }]`) as the fields
+ * one of which must be given.
+ */
 function unionReason(error: ErrorObject): string {
   const branches = Array.isArray(error.schema) ? (error.schema as unknown[]) : [];
   const constants = branches.map((branch) => (isRecord(branch) ? branch['const'] : undefined));
   if (constants.length > 0 && constants.every((value) => value !== undefined)) return `must be one of ${listOf(constants)}`;
+  const required = branches.map((branch) => (isRecord(branch) && Object.keys(branch).length === 1 ? branch['required'] : undefined));
+  if (required.length > 0 && required.every((names) => Array.isArray(names) && names.length === 1))
+    return `must have one of the fields ${listOf(required.flat())}`;
   return 'does not match any of the allowed forms';
 }
 
