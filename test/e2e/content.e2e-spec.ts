@@ -1,4 +1,4 @@
-import { accountUrl, admin, api, createAccount, expectJson, expectProblem, parseCsv, server, upsert, type TestAccount } from './support';
+import { admin, api, createAccount, expectJson, expectProblem, expectSelfUrl, parseCsv, server, upsert, type TestAccount } from './support';
 
 /**
  * Flows, pins, mobile experiences, tags and ingestion filtering rules as a client reads and publishes
@@ -99,18 +99,6 @@ function sorted(keys: string[]): string[] {
   return [...keys].sort();
 }
 
-/** A record's `url` is absolute and addresses the record itself. */
-async function expectSelfUrl(record: Json, path: string): Promise<void> {
-  const url = new URL(String(record['url']));
-  expect(url.pathname).toBe(new URL(accountUrl(account, path)).pathname);
-  const response = await fetch(`${server().baseUrl}${url.pathname}`, { headers: { Authorization: basicHeader() } });
-  expect(await expectJson(response, 200)).toEqual(record);
-}
-
-function basicHeader(): string {
-  return `Basic ${Buffer.from(`${account.key}:${account.secret}`).toString('base64')}`;
-}
-
 describe('flows', () => {
   it('lists flows with exactly the documented fields', async () => {
     const flows = await getJson<Json[]>('/flows');
@@ -133,7 +121,7 @@ describe('flows', () => {
     expect(flow['created_at']).toMatch(FLOW_TIMESTAMP);
     expect(flow['updated_at']).toMatch(FLOW_TIMESTAMP);
     expect(typeof flow['updated_by']).toBe('string');
-    await expectSelfUrl(flow, '/flows/welcome');
+    await expectSelfUrl(account, flow, '/flows/welcome');
     expect((await getJson<Json[]>('/flows')).find((listed) => listed['id'] === 'welcome')).toEqual(flow);
   });
 
@@ -174,7 +162,7 @@ describe('pins and mobile experiences', () => {
     expect(typeof record['locked_for_localization']).toBe('boolean');
     expect(Array.isArray(record['traits'])).toBe(true);
     expect(await getJson(`/${kind}/${id}`)).toEqual(record);
-    await expectSelfUrl(record, `/${kind}/${id}`);
+    await expectSelfUrl(account, record, `/${kind}/${id}`);
   });
 
   it('returns steps with exactly the documented fields, in order, with integer timestamps', async () => {
@@ -204,7 +192,7 @@ describe('tags', () => {
     }
     const onboarding = await getJson('/tags/onboarding');
     expect(onboarding).toMatchObject({ id: 'onboarding', name: 'Onboarding' });
-    await expectSelfUrl(onboarding, '/tags/onboarding');
+    await expectSelfUrl(account, onboarding, '/tags/onboarding');
   });
 });
 

@@ -4,6 +4,7 @@ import {
   createAccount,
   expectJson,
   expectProblem,
+  expectSelfUrl,
   parseCsv,
   server,
   upsert,
@@ -31,7 +32,7 @@ const KINDS: [ContentKind, 'epoch milliseconds' | 'ISO 8601 with milliseconds an
   ['nps', 'epoch milliseconds'],
 ];
 
-const MANAGED_FIELDS = ['id', 'published', 'published_at', 'created_at', 'updated_at'];
+const MANAGED_FIELDS = ['id', 'published', 'published_at', 'created_at', 'updated_at', 'url'];
 
 /** A document as the web studio writes it: the fields its clients read, and fields Guidepost knows nothing of. */
 function studioDocument(kind: string, id: string, name: string): Json {
@@ -144,6 +145,24 @@ describe.each(KINDS)('/%s', (kind, form) => {
     expect(header).toEqual(expect.arrayContaining(['id', 'name', 'published', 'published_at', 'created_at', 'updated_at', 'steps']));
     expect(rows.map((row) => row['id'])).toEqual([first['id'], second['id']]);
     expect(JSON.parse(rows[1]['studio_only'])).toEqual(second['studio_only']);
+  });
+});
+
+/** Every experience kind, pins and mobile included: what a client reads of any record, whichever model keeps it. */
+const EVERY_KIND: ContentKind[] = ['pins', 'mobile', 'launchpads', 'banners', 'checklists', 'flows-v2', 'embeds', 'nps'];
+
+describe.each(EVERY_KIND)('a record of /%s', (kind) => {
+  let owner: TestAccount;
+
+  beforeAll(async () => {
+    owner = await createAccount();
+    await upsert(owner, kind, [{ id: 'plain', name: 'Plain' }]);
+  });
+
+  it('links to itself: a GET on its url with the same key answers the record', async () => {
+    const record = await getJson(`/${kind}/plain`, owner);
+    await expectSelfUrl(owner, record, `/${kind}/plain`);
+    expect((await getJson<Json[]>(`/${kind}`, owner))[0]['url']).toBe(record['url']);
   });
 });
 

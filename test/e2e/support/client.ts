@@ -100,6 +100,20 @@ export async function api(account: TestAccount, method: HttpMethod, path: string
   }
 }
 
+/**
+ * A record's `url` is absolute and addresses the record itself: its path is the record's, and a GET on
+ * it with the same key answers the same record. It is followed at the suite's base URL, since the
+ * server's public URL may name a host in front of it.
+ */
+export async function expectSelfUrl(account: TestAccount, record: Record<string, unknown>, path: string): Promise<void> {
+  const url = new URL(String(record['url']));
+  expect(url.pathname).toBe(new URL(accountUrl(account, path)).pathname);
+  const response = await fetch(`${server().baseUrl}${url.pathname}`, {
+    headers: { Authorization: basicAuthorization(account.key, account.secret) },
+  });
+  expect(await expectJson(response, 200)).toEqual(record);
+}
+
 export function accountUrl(account: Pick<TestAccount, 'id'>, path = ''): string {
   return `${server().baseUrl}/v2/accounts/${encodeURIComponent(account.id)}${path}`;
 }

@@ -18,6 +18,7 @@ export {
   createAccount,
   createApiKey,
   expectJson,
+  expectSelfUrl,
   server,
   upsert,
   type ApiInit,

@@ -65,7 +65,11 @@ export function toPublicExperience(record: ExperienceRecord, publicUrl: string):
 /** A studio document as answered: its id, the studio's fields as given, then the managed fields in the kind's timestamp form. */
 export type PublicStudioDocument = Record<string, unknown>;
 
-export function toPublicStudioDocument(record: StudioDocumentRecord, timestamps: ExperienceTimestampForm): PublicStudioDocument {
+export function toPublicStudioDocument(
+  record: StudioDocumentRecord,
+  timestamps: ExperienceTimestampForm,
+  publicUrl: string,
+): PublicStudioDocument {
   const timestamp = (time: Date) => experienceTimestamp(timestamps, time);
   return {
     id: record.id,
@@ -74,6 +78,7 @@ export function toPublicStudioDocument(record: StudioDocumentRecord, timestamps:
     published_at: record.publishedAt ? timestamp(record.publishedAt) : null,
     created_at: timestamp(record.createdAt),
     updated_at: timestamp(record.updatedAt),
+    url: resourceUrl(publicUrl, record.accountId, record.kind, record.id),
   };
 }
 

@@ -118,9 +118,13 @@ function stepOf(input: StepUpsert, position: number, record: AuditFields): Step 
   };
 }
 
+/** The fields of a studio document that Guidepost manages or derives, and so never keeps in the document. */
+const NOT_THE_STUDIOS = new Set<string>(['id', 'published', 'published_at', 'created_at', 'updated_at', 'url']);
+
 /**
  * A studio document as stored: the managed fields are taken out of the document and follow the same
- * rules as a pin's (publish time, creation time kept); everything else is kept exactly as given.
+ * rules as a pin's (publish time, creation time kept); the derived `url` is dropped; everything else
+ * is kept exactly as given.
  */
 export function studioDocumentRecordOf(
   kind: string,
@@ -129,16 +133,16 @@ export function studioDocumentRecordOf(
   existing: StudioDocumentRecord | undefined,
   now: Date,
 ): StudioDocumentRecord {
-  const { id, published = false, published_at, created_at, updated_at, ...document } = input;
+  const published = input.published ?? false;
   return {
     accountId,
     kind,
-    id,
+    id: input.id,
     name: input.name,
     published,
-    publishedAt: publishedAtOf({ published_at }, existing, published, now),
-    ...timesOf({ created_at, updated_at }, existing, now),
-    document,
+    publishedAt: publishedAtOf(input, existing, published, now),
+    ...timesOf(input, existing, now),
+    document: Object.fromEntries(Object.entries(input).filter(([field]) => !NOT_THE_STUDIOS.has(field))),
   };
 }
 

@@ -5,6 +5,7 @@ import type { StudioDocumentRecord } from './content-records';
 import { toPublicStudioDocument } from './public-shapes';
 import { studioDocumentRecordOf } from './record-writes';
 
+const PUBLIC_URL = 'https://guidepost.example.com';
 const now = new Date('2024-06-01T12:00:00.000Z');
 const earlier = new Date('2024-01-01T08:00:00.456Z');
 
@@ -26,11 +27,11 @@ const studioFields = {
 const kindAt = (collection: string) => EXPERIENCE_KINDS.find((kind) => kind.collection === collection) as StudioDocumentKind;
 
 describe('studioDocumentRecordOf', () => {
-  it('keeps every field of the studio as given and takes the managed ones out of the document', () => {
+  it('keeps every field of the studio as given, takes the managed ones out of the document and drops the derived url', () => {
     const record = studioDocumentRecordOf(
       'launchpads',
       'acme',
-      { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime() },
+      { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime(), url: 'https://studio.example.com/lp' },
       undefined,
       now,
     );
@@ -72,14 +73,14 @@ describe('toPublicStudioDocument', () => {
 
   it('answers epoch milliseconds for launchpads, banners, flows-v2, embeds and nps', () => {
     for (const collection of ['launchpads', 'banners', 'flows-v2', 'embeds', 'nps']) {
-      const output = toPublicStudioDocument({ ...record, kind: collection }, kindAt(collection).timestamps);
+      const output = toPublicStudioDocument({ ...record, kind: collection }, kindAt(collection).timestamps, PUBLIC_URL);
       expect(output).toMatchObject({ published_at: earlier.getTime(), created_at: earlier.getTime(), updated_at: now.getTime() });
       expect(ajv.validate(studioDocumentSchema(kindAt(collection)), output)).toBe(true);
     }
   });
 
   it('answers ISO 8601 with milliseconds and Z for checklists', () => {
-    const output = toPublicStudioDocument({ ...record, kind: 'checklists' }, kindAt('checklists').timestamps);
+    const output = toPublicStudioDocument({ ...record, kind: 'checklists' }, kindAt('checklists').timestamps, PUBLIC_URL);
     expect(output).toMatchObject({
       published_at: '2024-01-01T08:00:00.456Z',
       created_at: '2024-01-01T08:00:00.456Z',
@@ -89,15 +90,23 @@ describe('toPublicStudioDocument', () => {
   });
 
   it('gives back the studio document unchanged beside the managed fields, and null for a record never published', () => {
-    const output = toPublicStudioDocument({ ...record, publishedAt: null }, 'epoch-millis');
-    const { id, published, published_at, created_at, updated_at, ...rest } = output;
+    const output = toPublicStudioDocument({ ...record, publishedAt: null }, 'epoch-millis', PUBLIC_URL);
+    const { id, published, published_at, created_at, updated_at, url, ...rest } = output;
     expect(rest).toEqual(studioFields);
-    expect({ id, published, published_at, created_at, updated_at }).toEqual({
+    expect({ id, published, published_at, created_at, updated_at, url }).toEqual({
       id: 'lp',
       published: false,
       published_at: null,
       created_at: earlier.getTime(),
       updated_at: now.getTime(),
+      url: `${PUBLIC_URL}/v2/accounts/acme/launchpads/lp`,
     });
+  });
+
+  it("links each record under its kind's path, the id encoded", () => {
+    for (const collection of ['launchpads', 'banners', 'checklists', 'flows-v2', 'embeds', 'nps']) {
+      const output = toPublicStudioDocument({ ...record, kind: collection, id: 'a b/c' }, kindAt(collection).timestamps, PUBLIC_URL);
+      expect(output['url']).toBe(`${PUBLIC_URL}/v2/accounts/acme/${collection}/a%20b%2Fc`);
+    }
   });
 });

@@ -19,7 +19,7 @@ const frequency = (description: string) => Type.String({ minLength: 1, descripti
 const tagIds = () => Type.Array(Type.String({ minLength: 1 }), { description: 'Identifiers of the tags on the record' });
 const tagMap = () =>
   Type.Record(Type.String(), Type.Literal(true), { description: 'The tag identifiers of `tag_ids` as keys, each with the value `true`' });
-const resourceUrl = (resource: string) => Type.String({ format: 'uri', description: `Absolute URL of this ${resource}` });
+export const resourceUrl = (resource: string) => Type.String({ format: 'uri', description: `Absolute URL of this ${resource}` });
 const freeFormObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { ExperienceSchema, timestampInput } from './content.schema';
+import { ExperienceSchema, resourceUrl, timestampInput } from './content.schema';
 
 /**
  * The experience kinds: each is a resource of its own under `/v2/accounts/{account_id}/{collection}`
@@ -15,7 +15,7 @@ export type ExperienceTimestampForm = 'epoch-millis' | 'iso-millis';
  * How the content service keeps a kind's records:
  * - `experience`: the typed record of `ExperienceSchema` (pins and mobile), omitted fields defaulted when written;
  * - `studio-document`: the web studio's document as it was given (unknown fields included), with the
- *   managed fields (`id`, `published`, `published_at`, `created_at`, `updated_at`) Guidepost's.
+ *   managed fields (`id`, `published`, `published_at`, `created_at`, `updated_at`) Guidepost's and `url` derived.
  */
 export type ExperienceRecordModel = 'experience' | 'studio-document';
 
@@ -123,6 +123,7 @@ export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
       }),
       created_at: timestampOf(kind.timestamps, 'Creation time'),
       updated_at: timestampOf(kind.timestamps, 'Last update time'),
+      url: resourceUrl(kind.nouns[0]),
     },
     { $id: operationStemsOf(kind)[0], additionalProperties: true, description: `A ${kind.nouns[0]}. ${STUDIO_FIELDS}` },
   );
@@ -138,8 +139,8 @@ export const EXPERIENCE_RECORD_SCHEMAS: ReadonlyMap<ExperienceCollection, TSchem
 
 /**
  * A studio document to create or replace. `id` and `name` are required; the managed fields, when
- * given, set Guidepost's values (as for pins) and are not kept in the document; every other field is
- * kept as given.
+ * given, set Guidepost's values (as for pins) and are not kept in the document, nor is the derived
+ * `url`; every other field is kept as given.
  */
 export const StudioDocumentUpsertSchema = Type.Object(
   {
@@ -153,6 +154,7 @@ export const StudioDocumentUpsertSchema = Type.Object(
     ),
     created_at: Type.Optional(timestampInput('Creation time; default: kept from the existing record, else now')),
     updated_at: Type.Optional(timestampInput('Last update time; default: now')),
+    url: Type.Optional(Type.String({ description: 'Ignored: derived from the account, the kind and the id' })),
   },
   { $id: 'StudioDocumentUpsert', additionalProperties: true, description: 'A studio document to create or replace' },
 );
