@@ -32,6 +32,7 @@ const KINDS: [ContentKind, 'epoch milliseconds' | 'ISO 8601 with milliseconds an
   ['nps', 'epoch milliseconds'],
 ];
 
+/** The fields whose values Guidepost sets itself; the authors a writer names come back as written. */
 const MANAGED_FIELDS = ['id', 'published', 'published_at', 'created_at', 'updated_at', 'url'];
 
 /** A document as the web studio writes it: the fields its clients read, and fields Guidepost knows nothing of. */
@@ -156,13 +157,23 @@ describe.each(EVERY_KIND)('a record of /%s', (kind) => {
 
   beforeAll(async () => {
     owner = await createAccount();
-    await upsert(owner, kind, [{ id: 'plain', name: 'Plain' }]);
+    await upsert(owner, kind, [
+      { id: 'plain', name: 'Plain' },
+      { id: 'authored', name: 'Authored', created_by: 'ana@example.com', updated_by: 'ana@example.com' },
+    ]);
   });
 
   it('links to itself: a GET on its url with the same key answers the record', async () => {
     const record = await getJson(`/${kind}/plain`, owner);
     await expectSelfUrl(owner, record, `/${kind}/plain`);
-    expect((await getJson<Json[]>(`/${kind}`, owner))[0]['url']).toBe(record['url']);
+    expect((await getJson<Json[]>(`/${kind}`, owner)).find((listed) => listed['id'] === 'plain')?.['url']).toBe(record['url']);
+  });
+
+  it('names its authors: guidepost-admin when the writer did not say, as for flows; the creator kept on a rewrite', async () => {
+    expect(await getJson(`/${kind}/plain`, owner)).toMatchObject({ created_by: 'guidepost-admin', updated_by: 'guidepost-admin' });
+    expect(await getJson(`/${kind}/authored`, owner)).toMatchObject({ created_by: 'ana@example.com', updated_by: 'ana@example.com' });
+    await upsert(owner, kind, [{ id: 'authored', name: 'Authored again', updated_by: 'bo@example.com' }]);
+    expect(await getJson(`/${kind}/authored`, owner)).toMatchObject({ created_by: 'ana@example.com', updated_by: 'bo@example.com' });
   });
 });
 

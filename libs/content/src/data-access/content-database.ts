@@ -7,6 +7,7 @@ import { CreateContentTables1763740800000 } from './migrations/0001-create-conte
 import { CreateContentDeadLetters1795537290473 } from './migrations/0002-create-dead-letters';
 import { IndexContentMessagingRetention1795610000000 } from './migrations/0003-index-messaging-retention';
 import { CreateStudioDocuments1795620000000 } from './migrations/0004-create-studio-documents';
+import { ManageStudioDocumentAuthors1795848311100 } from './migrations/0005-manage-studio-document-authors';
 import { StudioDocumentEntity } from './studio-document.entity';
 import { TagEntity } from './tag.entity';
 
@@ -19,5 +20,6 @@ export const CONTENT_DATABASE: ServiceDatabaseOptions = {
     CreateContentDeadLetters1795537290473,
     IndexContentMessagingRetention1795610000000,
     CreateStudioDocuments1795620000000,
+    ManageStudioDocumentAuthors1795848311100,
   ],
 };

@@ -1,13 +1,14 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { AuditColumns } from './audit-columns';
 import type { StudioDocumentRecord } from '../domain/content-records';
 
 /**
  * The records of every studio-document kind share one table, told apart by `kind` (the collection),
  * so that a new kind needs no migration: the studio's document is one `jsonb` column, and only the
- * fields Guidepost manages, and the name lists are ordered by, have columns of their own.
+ * fields Guidepost manages (publication and audit), and the name lists are ordered by, have columns of their own.
  */
 @Entity({ name: 'studio_documents' })
-export class StudioDocumentEntity implements StudioDocumentRecord {
+export class StudioDocumentEntity extends AuditColumns implements StudioDocumentRecord {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   accountId!: string;
 
@@ -25,12 +26,6 @@ export class StudioDocumentEntity implements StudioDocumentRecord {
 
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt!: Date | null;
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 
   @Column({ type: 'jsonb' })
   document!: Record<string, unknown>;

@@ -47,7 +47,7 @@ export interface TagRecord extends AuditFields {
  * A record of a studio-document kind (launchpads, banners, checklists, ...; `EXPERIENCE_KINDS` of
  * contracts-http): the studio's document kept as it was given, beside the fields Guidepost manages.
  */
-export interface StudioDocumentRecord {
+export interface StudioDocumentRecord extends AuditFields {
   readonly accountId: string;
   /** The kind's collection (path segment). */
   readonly kind: string;
@@ -56,9 +56,7 @@ export interface StudioDocumentRecord {
   readonly name: string;
   readonly published: boolean;
   readonly publishedAt: Date | null;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
-  /** Every field the studio sent except the managed ones (`id`, `published`, `published_at`, `created_at`, `updated_at`). */
+  /** Every field the studio sent except the managed ones (`id`, `published`, `published_at`, the audit fields) and the derived `url`. */
   readonly document: Record<string, unknown>;
 }
 

@@ -78,6 +78,8 @@ export function toPublicStudioDocument(
     published_at: record.publishedAt ? timestamp(record.publishedAt) : null,
     created_at: timestamp(record.createdAt),
     updated_at: timestamp(record.updatedAt),
+    created_by: record.createdBy,
+    updated_by: record.updatedBy,
     url: resourceUrl(publicUrl, record.accountId, record.kind, record.id),
   };
 }

@@ -119,12 +119,12 @@ function stepOf(input: StepUpsert, position: number, record: AuditFields): Step 
 }
 
 /** The fields of a studio document that Guidepost manages or derives, and so never keeps in the document. */
-const NOT_THE_STUDIOS = new Set<string>(['id', 'published', 'published_at', 'created_at', 'updated_at', 'url']);
+const NOT_THE_STUDIOS = new Set<string>(['id', 'published', 'published_at', 'created_at', 'updated_at', 'created_by', 'updated_by', 'url']);
 
 /**
  * A studio document as stored: the managed fields are taken out of the document and follow the same
- * rules as a pin's (publish time, creation time kept); the derived `url` is dropped; everything else
- * is kept exactly as given.
+ * rules as a pin's (publish time, creation facts kept, authors defaulted); the derived `url` is
+ * dropped; everything else is kept exactly as given.
  */
 export function studioDocumentRecordOf(
   kind: string,
@@ -141,7 +141,7 @@ export function studioDocumentRecordOf(
     name: input.name,
     published,
     publishedAt: publishedAtOf(input, existing, published, now),
-    ...timesOf(input, existing, now),
+    ...auditOf(input, existing, now),
     document: Object.fromEntries(Object.entries(input).filter(([field]) => !NOT_THE_STUDIOS.has(field))),
   };
 }

@@ -18,8 +18,6 @@ const studioFields = {
   platform: 'web',
   state: 'PUBLISHED',
   frequency: 'every_time',
-  created_by: 'ana',
-  updated_by: 'bo',
   steps: [{ id: 's1', content: { html: '<p>Hi</p>' } }],
   unknown_studio_field: { nested: [1, 'two', null] },
 };
@@ -31,7 +29,15 @@ describe('studioDocumentRecordOf', () => {
     const record = studioDocumentRecordOf(
       'launchpads',
       'acme',
-      { id: 'lp', ...studioFields, published: true, created_at: earlier.getTime(), url: 'https://studio.example.com/lp' },
+      {
+        id: 'lp',
+        ...studioFields,
+        published: true,
+        created_at: earlier.getTime(),
+        created_by: 'ana',
+        updated_by: 'bo',
+        url: 'https://studio.example.com/lp',
+      },
       undefined,
       now,
     );
@@ -44,7 +50,27 @@ describe('studioDocumentRecordOf', () => {
       publishedAt: now,
       createdAt: earlier,
       updatedAt: now,
+      createdBy: 'ana',
+      updatedBy: 'bo',
       document: studioFields,
+    });
+  });
+
+  it('defaults the authors as for every content record, keeping the creator of the stored record', () => {
+    const unsaid = studioDocumentRecordOf('nps', 'acme', { id: 'n', name: 'N' }, undefined, earlier);
+    expect(unsaid).toMatchObject({ createdBy: 'guidepost-admin', updatedBy: 'guidepost-admin' });
+    const existing = studioDocumentRecordOf(
+      'nps',
+      'acme',
+      { id: 'n', name: 'N', created_by: 'ana', updated_by: 'ana' },
+      undefined,
+      earlier,
+    );
+    const rewritten = studioDocumentRecordOf('nps', 'acme', { id: 'n', name: 'N2' }, existing, now);
+    expect(rewritten).toMatchObject({ createdBy: 'ana', updatedBy: 'guidepost-admin' });
+    expect(studioDocumentRecordOf('nps', 'acme', { id: 'n', name: 'N3', updated_by: 'bo' }, rewritten, now)).toMatchObject({
+      createdBy: 'ana',
+      updatedBy: 'bo',
     });
   });
 
@@ -67,6 +93,8 @@ describe('toPublicStudioDocument', () => {
     publishedAt: earlier,
     createdAt: earlier,
     updatedAt: now,
+    createdBy: 'ana',
+    updatedBy: 'bo',
     document: studioFields,
   };
   const ajv = addFormats(new Ajv({ strict: false }));
@@ -91,14 +119,16 @@ describe('toPublicStudioDocument', () => {
 
   it('gives back the studio document unchanged beside the managed fields, and null for a record never published', () => {
     const output = toPublicStudioDocument({ ...record, publishedAt: null }, 'epoch-millis', PUBLIC_URL);
-    const { id, published, published_at, created_at, updated_at, url, ...rest } = output;
+    const { id, published, published_at, created_at, updated_at, created_by, updated_by, url, ...rest } = output;
     expect(rest).toEqual(studioFields);
-    expect({ id, published, published_at, created_at, updated_at, url }).toEqual({
+    expect({ id, published, published_at, created_at, updated_at, created_by, updated_by, url }).toEqual({
       id: 'lp',
       published: false,
       published_at: null,
       created_at: earlier.getTime(),
       updated_at: now.getTime(),
+      created_by: 'ana',
+      updated_by: 'bo',
       url: `${PUBLIC_URL}/v2/accounts/acme/launchpads/lp`,
     });
   });

@@ -268,12 +268,16 @@ describe('buildOpenApiDocument', () => {
       published_at: 1714555800123,
       created_at: 1714555800123,
       updated_at: 1714555800123,
+      created_by: 'guidepost-admin',
+      updated_by: 'ana@example.com',
       url: 'http://localhost:8080/v2/accounts/acme/launchpads/lp-1',
     };
     const studio = { type: 'launchpad', steps: [{ id: 's1' }], frequency: 'every_time', custom: { any: ['thing'] } };
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, ...studio })).toBe(true);
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, created_at: '2024-05-01T09:30:00.123Z' })).toBe(false);
-    expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, url: undefined })).toBe(false);
+    for (const field of ['url', 'created_by', 'updated_by']) {
+      expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, [field]: undefined })).toBe(false);
+    }
     const checklist = { ...managed, published_at: null, created_at: '2024-05-01T09:30:00.123Z', updated_at: '2024-05-01T09:30:00.123Z' };
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, checklist)).toBe(true);
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, { ...checklist, updated_at: 1714555800123 })).toBe(false);

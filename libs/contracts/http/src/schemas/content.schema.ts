@@ -156,7 +156,7 @@ const optionalNullable = <S extends TSchema>(schema: S, description: string) => 
  * The fields a record read from the public API adds (`url`, `tags`, `account_id`) are not named: as
  * unknown fields they are ignored, so a record read can be written back as it is.
  */
-const auditInput = {
+export const auditInput = {
   created_at: Type.Optional(timestampInput('Creation time; default: kept from the existing record, else now')),
   updated_at: Type.Optional(timestampInput('Last update time; default: now')),
   created_by: Type.Optional(Type.String({ description: 'Creator; default: kept from the existing record, else `guidepost-admin`' })),

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { ExperienceSchema, resourceUrl, timestampInput } from './content.schema';
+import { auditInput, ExperienceSchema, resourceUrl, timestampInput } from './content.schema';
 
 /**
  * The experience kinds: each is a resource of its own under `/v2/accounts/{account_id}/{collection}`
@@ -123,6 +123,8 @@ export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
       }),
       created_at: timestampOf(kind.timestamps, 'Creation time'),
       updated_at: timestampOf(kind.timestamps, 'Last update time'),
+      created_by: Type.String({ description: 'User identifier of the creator; `guidepost-admin` when the writer did not say' }),
+      updated_by: Type.String({ description: 'User identifier of the last updater; `guidepost-admin` when the writer did not say' }),
       url: resourceUrl(kind.nouns[0]),
     },
     { $id: operationStemsOf(kind)[0], additionalProperties: true, description: `A ${kind.nouns[0]}. ${STUDIO_FIELDS}` },
@@ -152,9 +154,7 @@ export const StudioDocumentUpsertSchema = Type.Object(
         description: 'Default: now when the record becomes published, else the existing value (null when never published)',
       }),
     ),
-    created_at: Type.Optional(timestampInput('Creation time; default: kept from the existing record, else now')),
-    updated_at: Type.Optional(timestampInput('Last update time; default: now')),
-    url: Type.Optional(Type.String({ description: 'Ignored: derived from the account, the kind and the id' })),
+    ...auditInput,
   },
   { $id: 'StudioDocumentUpsert', additionalProperties: true, description: 'A studio document to create or replace' },
 );
