@@ -32,7 +32,7 @@ const KINDS: [ContentKind, 'epoch milliseconds' | 'ISO 8601 with milliseconds an
   ['nps', 'epoch milliseconds'],
 ];
 
-/** The fields whose values Guidepost sets itself; the authors a writer names come back as written. */
+/** The fields whose values Guidepost sets itself; the authors and the state a writer names come back as written. */
 const MANAGED_FIELDS = ['id', 'published', 'published_at', 'created_at', 'updated_at', 'url'];
 
 /** A document as the web studio writes it: the fields its clients read, and fields Guidepost knows nothing of. */
@@ -108,17 +108,17 @@ describe.each(KINDS)('/%s', (kind, form) => {
     const published = await getJson(path);
     expect(published['published']).toBe(true);
     expect(isInForm(published['published_at'])).toBe(true);
-    expect(studioPart(published)).toEqual(second);
+    expect(studioPart(published)).toEqual({ ...second, state: 'PUBLISHED' });
 
     expect(await expectJson(await api(account, 'POST', `${path}/unpublish`), 200)).toMatchObject({ status: 200 });
     const unpublished = await getJson(path);
-    expect(unpublished).toMatchObject({ published: false, published_at: published['published_at'] });
+    expect(unpublished).toMatchObject({ published: false, published_at: published['published_at'], state: 'DRAFT' });
   });
 
   it('keeps the creation time and takes the new document when the studio writes the record again', async () => {
     const path = `/${kind}/${String(first['id'])}`;
     const before = await getJson(path);
-    const rewritten = { ...first, state: 'PUBLISHED', steps: [], added_later: 'x' };
+    const rewritten = { ...first, state: 'ARCHIVED', steps: [], added_later: 'x' };
     delete (rewritten as Json)['studio_only'];
     await upsert(account, kind, [rewritten]);
     const after = await getJson(path);
@@ -160,8 +160,14 @@ describe.each(EVERY_KIND)('a record of /%s', (kind) => {
     await upsert(owner, kind, [
       { id: 'plain', name: 'Plain' },
       { id: 'authored', name: 'Authored', created_by: 'ana@example.com', updated_by: 'ana@example.com' },
+      { id: 'archived', name: 'Archived', state: 'ARCHIVED' },
+      { id: 'live', name: 'Live', published: true },
     ]);
   });
+
+  const read = (id: string) => getJson(`/${kind}/${id}`, owner);
+  const command = async (id: string, name: 'publish' | 'unpublish') =>
+    expect(await expectJson(await api(owner, 'POST', `/${kind}/${id}/${name}`), 200)).toMatchObject({ status: 200 });
 
   it('links to itself: a GET on its url with the same key answers the record', async () => {
     const record = await getJson(`/${kind}/plain`, owner);
@@ -174,6 +180,39 @@ describe.each(EVERY_KIND)('a record of /%s', (kind) => {
     expect(await getJson(`/${kind}/authored`, owner)).toMatchObject({ created_by: 'ana@example.com', updated_by: 'ana@example.com' });
     await upsert(owner, kind, [{ id: 'authored', name: 'Authored again', updated_by: 'bo@example.com' }]);
     expect(await getJson(`/${kind}/authored`, owner)).toMatchObject({ created_by: 'ana@example.com', updated_by: 'bo@example.com' });
+  });
+
+  it('keeps published and state in step through publish and unpublish, repeats included', async () => {
+    expect(await read('plain')).toMatchObject({ published: false, state: 'DRAFT' });
+    expect(await read('live')).toMatchObject({ published: true, state: 'PUBLISHED' });
+    for (const [name, expected] of [
+      ['publish', { published: true, state: 'PUBLISHED' }],
+      ['publish', { published: true, state: 'PUBLISHED' }],
+      ['unpublish', { published: false, state: 'DRAFT' }],
+      ['unpublish', { published: false, state: 'DRAFT' }],
+    ] as const) {
+      await command('plain', name);
+      expect(await read('plain')).toMatchObject(expected);
+    }
+  });
+
+  it('keeps an unpublished label of its own (ARCHIVED) until published, then unpublishes to DRAFT', async () => {
+    await command('archived', 'unpublish');
+    expect(await read('archived')).toMatchObject({ published: false, state: 'ARCHIVED' });
+    await command('archived', 'publish');
+    expect(await read('archived')).toMatchObject({ published: true, state: 'PUBLISHED' });
+    await command('archived', 'unpublish');
+    expect(await read('archived')).toMatchObject({ published: false, state: 'DRAFT' });
+  });
+
+  it('refuses a write whose state contradicts published, with a Problem naming the record and the field', async () => {
+    const contradiction = [
+      { id: 'ok', name: 'Ok' },
+      { id: 'contradiction', name: 'C', state: 'PUBLISHED' },
+    ];
+    const response = await admin('PUT', `/admin/v1/accounts/${owner.id}/${kind}`, contradiction);
+    expect((await expectProblem(response, 400)).detail).toBe('[1].state: can be PUBLISHED only when published is true');
+    await expectProblem(await api(owner, 'GET', `/${kind}/contradiction`), 404, /contradiction/);
   });
 });
 

@@ -10,11 +10,12 @@ import type { PublicationCommand } from '../domain/publication';
 import { toPublicExperience } from '../domain/public-shapes';
 import { experienceRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
+import { assertStateFollowsPublished } from '../domain/publication';
 import { recordBatchOf } from './record-batch';
 import { changePublication, upsertRecords } from './transactional-writes';
 
 /** The records of a pins or mobile admin upsert body (a JSON array, or one record). */
-export const readExperienceUpserts = recordBatchOf(ExperienceUpsertSchema);
+export const readExperienceUpserts = recordBatchOf(ExperienceUpsertSchema, assertStateFollowsPublished);
 export type ExperienceUpserts = ReturnType<typeof readExperienceUpserts>;
 
 /** Pins and mobile experiences: one record shape and one set of rules, told apart by kind. */

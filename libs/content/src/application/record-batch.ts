@@ -12,10 +12,21 @@ export interface IdentifiedInput {
  * the record's index and field, e.g.
  * `[3].tag_ids: must be array`; one bad record rejects the whole body, so nothing is half-written.
  */
-/** The `@ValidBody` reader of an admin upsert body whose records match `schema`. */
-export function recordBatchOf<T extends IdentifiedInput>(schema: TSchema & { static: T }): (body: unknown) => T[] {
+/**
+ * The `@ValidBody` reader of an admin upsert body whose records match `schema`; `check`, when given,
+ * judges what a schema cannot (one field against another) and throws `InvalidField` naming the field.
+ */
+export function recordBatchOf<T extends IdentifiedInput>(
+  schema: TSchema & { static: T },
+  check?: (record: T) => void,
+): (body: unknown) => T[] {
   const validate: (value: unknown) => T = compileValidator(schema);
-  return (body) => recordsOf(body, validate);
+  return (body) =>
+    recordsOf(body, (value) => {
+      const record = validate(value);
+      check?.(record);
+      return record;
+    });
 }
 
 export function recordsOf<T extends IdentifiedInput>(body: unknown, validate: (value: unknown) => T): T[] {

@@ -9,11 +9,12 @@ import type { StudioDocumentRecord } from '../domain/content-records';
 import { toPublicStudioDocument, type PublicStudioDocument } from '../domain/public-shapes';
 import { studioDocumentRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
+import { assertStateFollowsPublished } from '../domain/publication';
 import { recordBatchOf } from './record-batch';
 import { changePublication, upsertRecords } from './transactional-writes';
 
 /** The documents of a studio-document kind's admin upsert body (a JSON array, or one document). */
-export const readStudioDocumentUpserts = recordBatchOf(StudioDocumentUpsertSchema);
+export const readStudioDocumentUpserts = recordBatchOf(StudioDocumentUpsertSchema, assertStateFollowsPublished);
 export type StudioDocumentUpserts = ReturnType<typeof readStudioDocumentUpserts>;
 
 /** The records of every studio-document kind (launchpads, banners, checklists, ...): one store, told apart by kind. */

@@ -21,7 +21,7 @@ export async function changePublication<E extends ScopedRow & PublicationState, 
     const current = await repository.findForUpdate(manager, target.scope, target.id);
     if (!current) throw notFound(target.resourceName, target.id);
     const outcome = applyPublication(current, command, new Date());
-    if (outcome.changed) await repository.setPublication(manager, target.scope, target.id, outcome.state);
+    if (outcome.changed) await repository.setPublication(manager, target.scope, target.id, outcome.record);
   });
 }
 

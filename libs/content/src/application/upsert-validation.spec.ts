@@ -7,7 +7,9 @@ import {
 } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
+import { readExperienceUpserts } from './experience-catalog.service';
 import { recordsOf } from './record-batch';
+import { readStudioDocumentUpserts } from './studio-document-catalog.service';
 
 const validateFlow = compileValidator(FlowUpsertSchema);
 const validateExperience = compileValidator(ExperienceUpsertSchema);
@@ -83,6 +85,28 @@ describe('admin upsert bodies against the content schemas', () => {
     expect(rejection(() => recordsOf([{ id: 'lp', name: 'LP', updated_at: '2024-01-01 00:00' }], validateStudioDocument))).toMatch(
       /^\[0\]\.updated_at: /,
     );
+  });
+
+  it('refuses, in every experience kind, a state that contradicts published, naming the record and the field', () => {
+    for (const read of [readExperienceUpserts, readStudioDocumentUpserts]) {
+      expect(
+        rejection(() =>
+          read([
+            { id: 'a', name: 'A', published: true },
+            { id: 'b', name: 'B', state: 'PUBLISHED' },
+          ]),
+        ),
+      ).toBe('[1].state: can be PUBLISHED only when published is true');
+      expect(rejection(() => read({ id: 'a', name: 'A', published: true, state: 'ARCHIVED' }))).toBe(
+        "state: must be PUBLISHED (or left out) when published is true, not 'ARCHIVED'",
+      );
+      expect(
+        read([
+          { id: 'a', name: 'A', published: true, state: 'PUBLISHED' },
+          { id: 'b', name: 'B', state: 'ARCHIVED' },
+        ]),
+      ).toHaveLength(2);
+    }
   });
 
   it('accepts filtering rules with only a mode and rejects an unknown mode', () => {

@@ -8,6 +8,7 @@ import { CreateContentDeadLetters1795537290473 } from './migrations/0002-create-
 import { IndexContentMessagingRetention1795610000000 } from './migrations/0003-index-messaging-retention';
 import { CreateStudioDocuments1795620000000 } from './migrations/0004-create-studio-documents';
 import { ManageStudioDocumentAuthors1795848311100 } from './migrations/0005-manage-studio-document-authors';
+import { KeepStateWithPublished1795848968830 } from './migrations/0006-keep-state-with-published';
 import { StudioDocumentEntity } from './studio-document.entity';
 import { TagEntity } from './tag.entity';
 
@@ -21,5 +22,6 @@ export const CONTENT_DATABASE: ServiceDatabaseOptions = {
     IndexContentMessagingRetention1795610000000,
     CreateStudioDocuments1795620000000,
     ManageStudioDocumentAuthors1795848311100,
+    KeepStateWithPublished1795848968830,
   ],
 };

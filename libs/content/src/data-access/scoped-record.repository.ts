@@ -51,14 +51,15 @@ export abstract class ScopedRecordRepository<E extends ScopedRow, Scope extends 
   }
 }
 
-/** Records that can be published (flows, pins, mobile experiences). */
+/** Records that can be published (flows and every experience kind). */
 export abstract class PublishableRecordRepository<
   E extends ScopedRow & PublicationState,
   Scope extends Partial<E>,
 > extends ScopedRecordRepository<E, Scope> {
-  async setPublication(manager: EntityManager, scope: Scope, id: string, state: PublicationState): Promise<void> {
-    const { published, publishedAt, updatedAt } = state;
-    const changes = { published, publishedAt, updatedAt } as unknown as QueryDeepPartialEntity<E>;
+  /** Writes what publishing changes: the flag, the times and, for the kinds that have one, the lifecycle label. */
+  async setPublication(manager: EntityManager, scope: Scope, id: string, record: PublicationState): Promise<void> {
+    const { published, publishedAt, updatedAt, state } = record;
+    const changes = { published, publishedAt, updatedAt, ...(state !== undefined && { state }) } as unknown as QueryDeepPartialEntity<E>;
     await manager.update(this.reader.target, this.whereOf(scope, id), changes);
   }
 }

@@ -5,7 +5,7 @@ import type { StudioDocumentRecord } from '../domain/content-records';
 /**
  * The records of every studio-document kind share one table, told apart by `kind` (the collection),
  * so that a new kind needs no migration: the studio's document is one `jsonb` column, and only the
- * fields Guidepost manages (publication and audit), and the name lists are ordered by, have columns of their own.
+ * fields Guidepost manages (publication, lifecycle label and audit), and the name lists are ordered by, have columns of their own.
  */
 @Entity({ name: 'studio_documents' })
 export class StudioDocumentEntity extends AuditColumns implements StudioDocumentRecord {
@@ -26,6 +26,9 @@ export class StudioDocumentEntity extends AuditColumns implements StudioDocument
 
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt!: Date | null;
+
+  @Column({ type: 'text' })
+  state!: string;
 
   @Column({ type: 'jsonb' })
   document!: Record<string, unknown>;

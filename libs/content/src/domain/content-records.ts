@@ -26,6 +26,7 @@ export type FlowRecord = PublishableFields;
 export interface ExperienceRecord extends PublishableFields {
   readonly kind: ExperienceKind;
   readonly appId: string;
+  /** The lifecycle label, `PUBLISHED` exactly while published (`lifecycleStateOf`). */
   readonly state: string;
   readonly platform: string;
   readonly type: string;
@@ -56,7 +57,9 @@ export interface StudioDocumentRecord extends AuditFields {
   readonly name: string;
   readonly published: boolean;
   readonly publishedAt: Date | null;
-  /** Every field the studio sent except the managed ones (`id`, `published`, `published_at`, the audit fields) and the derived `url`. */
+  /** The lifecycle label, `PUBLISHED` exactly while published (`lifecycleStateOf`). */
+  readonly state: string;
+  /** Every field the studio sent except the managed ones (`id`, `published`, `published_at`, `state`, the audit fields) and the derived `url`. */
   readonly document: Record<string, unknown>;
 }
 

@@ -76,6 +76,7 @@ export function toPublicStudioDocument(
     ...record.document,
     published: record.published,
     published_at: record.publishedAt ? timestamp(record.publishedAt) : null,
+    state: record.state,
     created_at: timestamp(record.createdAt),
     updated_at: timestamp(record.updatedAt),
     created_by: record.createdBy,

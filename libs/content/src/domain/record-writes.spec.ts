@@ -100,6 +100,11 @@ describe('experienceRecordOf', () => {
     });
   });
 
+  it('labels a published experience PUBLISHED and keeps an unpublished label of its own', () => {
+    expect(experienceRecordOf('pin', 'acme', { id: 'p', name: 'P', published: true }, undefined, now).state).toBe('PUBLISHED');
+    expect(experienceRecordOf('mobile', 'acme', { id: 'm', name: 'M', state: 'ARCHIVED' }, undefined, now).state).toBe('ARCHIVED');
+  });
+
   it('completes steps from their position and the record, with times in milliseconds', () => {
     const record = experienceRecordOf(
       'pin',

@@ -9,7 +9,7 @@ import {
   type StudioDocumentRecord,
   type TagRecord,
 } from './content-records';
-import { publishedAtAfterWrite, type PublicationState } from './publication';
+import { lifecycleStateOf, publishedAtAfterWrite, type PublicationState } from './publication';
 import { epochMillis, timeOfInput } from './timestamp-forms';
 
 /**
@@ -21,7 +21,6 @@ import { epochMillis, timeOfInput } from './timestamp-forms';
 /** Author of records written without `created_by` / `updated_by`. */
 const DEFAULT_AUTHOR = 'guidepost-admin';
 const DEFAULT_FREQUENCY = 'once';
-const DEFAULT_STATE = 'DRAFT';
 const DEFAULT_STEP_TYPE = 'tooltip';
 
 type AuditInput = Pick<TagUpsert, 'created_at' | 'updated_at' | 'created_by' | 'updated_by'>;
@@ -85,7 +84,7 @@ export function experienceRecordOf(
     ...publishable,
     kind,
     appId: input.app_id ?? accountId,
-    state: input.state ?? DEFAULT_STATE,
+    state: lifecycleStateOf(publishable.published, input.state),
     platform: input.platform ?? TYPED_EXPERIENCE_KINDS[kind].defaultPlatform,
     type: input.type ?? TYPED_EXPERIENCE_KINDS[kind].defaultType,
     previewUrl: input.preview_url ?? null,
@@ -119,11 +118,21 @@ function stepOf(input: StepUpsert, position: number, record: AuditFields): Step 
 }
 
 /** The fields of a studio document that Guidepost manages or derives, and so never keeps in the document. */
-const NOT_THE_STUDIOS = new Set<string>(['id', 'published', 'published_at', 'created_at', 'updated_at', 'created_by', 'updated_by', 'url']);
+const NOT_THE_STUDIOS = new Set<string>([
+  'id',
+  'published',
+  'published_at',
+  'state',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'updated_by',
+  'url',
+]);
 
 /**
  * A studio document as stored: the managed fields are taken out of the document and follow the same
- * rules as a pin's (publish time, creation facts kept, authors defaulted); the derived `url` is
+ * rules as a pin's (publish time, lifecycle label, creation facts kept, authors defaulted); the derived `url` is
  * dropped; everything else is kept exactly as given.
  */
 export function studioDocumentRecordOf(
@@ -141,6 +150,7 @@ export function studioDocumentRecordOf(
     name: input.name,
     published,
     publishedAt: publishedAtOf(input, existing, published, now),
+    state: lifecycleStateOf(published, input.state),
     ...auditOf(input, existing, now),
     document: Object.fromEntries(Object.entries(input).filter(([field]) => !NOT_THE_STUDIOS.has(field))),
   };

@@ -16,7 +16,6 @@ const studioFields = {
   account_id: 'studio-account',
   app_id: 'app-7',
   platform: 'web',
-  state: 'PUBLISHED',
   frequency: 'every_time',
   steps: [{ id: 's1', content: { html: '<p>Hi</p>' } }],
   unknown_studio_field: { nested: [1, 'two', null] },
@@ -33,6 +32,7 @@ describe('studioDocumentRecordOf', () => {
         id: 'lp',
         ...studioFields,
         published: true,
+        state: 'PUBLISHED',
         created_at: earlier.getTime(),
         created_by: 'ana',
         updated_by: 'bo',
@@ -48,12 +48,21 @@ describe('studioDocumentRecordOf', () => {
       name: 'Home launchpad',
       published: true,
       publishedAt: now,
+      state: 'PUBLISHED',
       createdAt: earlier,
       updatedAt: now,
       createdBy: 'ana',
       updatedBy: 'bo',
       document: studioFields,
     });
+  });
+
+  it('keeps the lifecycle label in step with published: PUBLISHED, else the label written, else DRAFT', () => {
+    const write = (input: { published?: boolean; state?: string }) =>
+      studioDocumentRecordOf('checklists', 'acme', { id: 'c', name: 'C', ...input }, undefined, now).state;
+    expect(write({ published: true })).toBe('PUBLISHED');
+    expect(write({})).toBe('DRAFT');
+    expect(write({ state: 'ARCHIVED' })).toBe('ARCHIVED');
   });
 
   it('defaults the authors as for every content record, keeping the creator of the stored record', () => {
@@ -91,6 +100,7 @@ describe('toPublicStudioDocument', () => {
     name: studioFields.name,
     published: false,
     publishedAt: earlier,
+    state: 'ARCHIVED',
     createdAt: earlier,
     updatedAt: now,
     createdBy: 'ana',
@@ -119,12 +129,13 @@ describe('toPublicStudioDocument', () => {
 
   it('gives back the studio document unchanged beside the managed fields, and null for a record never published', () => {
     const output = toPublicStudioDocument({ ...record, publishedAt: null }, 'epoch-millis', PUBLIC_URL);
-    const { id, published, published_at, created_at, updated_at, created_by, updated_by, url, ...rest } = output;
+    const { id, published, published_at, state, created_at, updated_at, created_by, updated_by, url, ...rest } = output;
     expect(rest).toEqual(studioFields);
-    expect({ id, published, published_at, created_at, updated_at, created_by, updated_by, url }).toEqual({
+    expect({ id, published, published_at, state, created_at, updated_at, created_by, updated_by, url }).toEqual({
       id: 'lp',
       published: false,
       published_at: null,
+      state: 'ARCHIVED',
       created_at: earlier.getTime(),
       updated_at: now.getTime(),
       created_by: 'ana',

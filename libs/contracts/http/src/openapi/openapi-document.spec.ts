@@ -266,6 +266,7 @@ describe('buildOpenApiDocument', () => {
       name: 'Home',
       published: true,
       published_at: 1714555800123,
+      state: 'PUBLISHED',
       created_at: 1714555800123,
       updated_at: 1714555800123,
       created_by: 'guidepost-admin',
@@ -275,7 +276,7 @@ describe('buildOpenApiDocument', () => {
     const studio = { type: 'launchpad', steps: [{ id: 's1' }], frequency: 'every_time', custom: { any: ['thing'] } };
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, ...studio })).toBe(true);
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, created_at: '2024-05-01T09:30:00.123Z' })).toBe(false);
-    for (const field of ['url', 'created_by', 'updated_by']) {
+    for (const field of ['state', 'url', 'created_by', 'updated_by']) {
       expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, [field]: undefined })).toBe(false);
     }
     const checklist = { ...managed, published_at: null, created_at: '2024-05-01T09:30:00.123Z', updated_at: '2024-05-01T09:30:00.123Z' };

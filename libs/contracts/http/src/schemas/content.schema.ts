@@ -21,6 +21,24 @@ const tagMap = () =>
   Type.Record(Type.String(), Type.Literal(true), { description: 'The tag identifiers of `tag_ids` as keys, each with the value `true`' });
 export const resourceUrl = (resource: string) => Type.String({ format: 'uri', description: `Absolute URL of this ${resource}` });
 const freeFormObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+/** The `state` of every experience kind: publish and unpublish move it along with `published`. */
+export const lifecycleLabel = () =>
+  Type.String({
+    minLength: 1,
+    description:
+      'Lifecycle label: `PUBLISHED` exactly while published; an unpublished record keeps a label of its own (`DRAFT`, `ARCHIVED`, ...), ' +
+      'and unpublishing a `PUBLISHED` one makes it `DRAFT`',
+    examples: ['DRAFT', 'PUBLISHED', 'ARCHIVED'],
+  });
+/** The `state` an admin writes: it must agree with `published`. */
+export const lifecycleLabelInput = () =>
+  Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Lifecycle label; default `PUBLISHED` when published, else `DRAFT`. `PUBLISHED` exactly when `published` is true (else 400)',
+    }),
+  );
 
 // ---------------------------------------------------------------------------------------------------
 // Public records
@@ -76,7 +94,7 @@ export const ExperienceSchema = Type.Object(
     name: Type.String({ description: 'Name' }),
     published: Type.Boolean({ description: 'Whether currently published' }),
     published_at: nullable(epochMillis('Last publish time'), 'Last publish time; null when never published (kept on unpublish)'),
-    state: Type.String({ description: 'Lifecycle label', examples: ['DRAFT'] }),
+    state: lifecycleLabel(),
     frequency: frequency('How often the experience is shown'),
     platform: Type.String({ description: 'Platform', examples: ['web', 'ios'] }),
     type: Type.String({ description: 'Experience type', examples: ['persistent', 'mobile'] }),
@@ -211,7 +229,7 @@ export const ExperienceUpsertSchema = Type.Object(
     id: recordId('Identifier'),
     name: Type.String({ description: 'Name' }),
     app_id: Type.Optional(Type.String({ description: 'Application identifier; default: the account id' })),
-    state: Type.Optional(Type.String({ minLength: 1, description: 'Lifecycle label; default `DRAFT`' })),
+    state: lifecycleLabelInput(),
     platform: Type.Optional(Type.String({ minLength: 1, description: 'Default `web` (pins) or `ios` (mobile)' })),
     type: Type.Optional(Type.String({ minLength: 1, description: 'Default `persistent` (pins) or `mobile` (mobile)' })),
     preview_url: optionalNullable(Type.String(), 'Default null'),

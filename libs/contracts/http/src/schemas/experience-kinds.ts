@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { auditInput, ExperienceSchema, resourceUrl, timestampInput } from './content.schema';
+import { auditInput, ExperienceSchema, lifecycleLabel, lifecycleLabelInput, resourceUrl, timestampInput } from './content.schema';
 
 /**
  * The experience kinds: each is a resource of its own under `/v2/accounts/{account_id}/{collection}`
@@ -15,7 +15,8 @@ export type ExperienceTimestampForm = 'epoch-millis' | 'iso-millis';
  * How the content service keeps a kind's records:
  * - `experience`: the typed record of `ExperienceSchema` (pins and mobile), omitted fields defaulted when written;
  * - `studio-document`: the web studio's document as it was given (unknown fields included), with the
- *   managed fields (`id`, `published`, `published_at`, `created_at`, `updated_at`) Guidepost's and `url` derived.
+ *   managed fields (`id`, `published`, `published_at`, `state`, `created_at`, `updated_at`, `created_by`,
+ *   `updated_by`) Guidepost's and `url` derived.
  */
 export type ExperienceRecordModel = 'experience' | 'studio-document';
 
@@ -98,8 +99,8 @@ export function operationStemsOf(kind: ExperienceKindDefinition): readonly [sing
 // ---------------------------------------------------------------------------------------------------
 
 const STUDIO_FIELDS =
-  "Every other field is the web studio's (`name`, `type`, `account_id`, `app_id`, `platform`, `state`, `frequency`, " +
-  '`created_by`, `updated_by`, `steps`, ...), answered exactly as it was stored.';
+  "Every other field is the web studio's (`name`, `type`, `account_id`, `app_id`, `platform`, `frequency`, `steps`, ...), " +
+  'answered exactly as it was stored.';
 
 const timestampOf = (form: ExperienceTimestampForm, description: string): TSchema =>
   form === 'epoch-millis'
@@ -121,6 +122,7 @@ export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
       published_at: Type.Union([timestampOf(kind.timestamps, 'Last publish time'), Type.Null()], {
         description: 'Last publish time; null when never published (kept on unpublish)',
       }),
+      state: lifecycleLabel(),
       created_at: timestampOf(kind.timestamps, 'Creation time'),
       updated_at: timestampOf(kind.timestamps, 'Last update time'),
       created_by: Type.String({ description: 'User identifier of the creator; `guidepost-admin` when the writer did not say' }),
@@ -154,6 +156,7 @@ export const StudioDocumentUpsertSchema = Type.Object(
         description: 'Default: now when the record becomes published, else the existing value (null when never published)',
       }),
     ),
+    state: lifecycleLabelInput(),
     ...auditInput,
   },
   { $id: 'StudioDocumentUpsert', additionalProperties: true, description: 'A studio document to create or replace' },
