@@ -30,7 +30,7 @@ export class StudioDocumentCatalog {
   of(kind: ExperienceKindDefinition): PublishableCatalog<PublicStudioDocument> {
     const scope = (accountId: string) => ({ accountId, kind: kind.collection });
     const target = (accountId: string, id: string) => ({ scope: scope(accountId), id, resourceName: resourceNameOf(kind) });
-    const publicOf = (record: StudioDocumentRecord) => toPublicStudioDocument(record, kind.timestamps, this.config.publicUrl);
+    const publicOf = (record: StudioDocumentRecord) => toPublicStudioDocument(record, this.config.publicUrl);
     return {
       list: async (accountId) => {
         const records = await this.documents.list(scope(accountId));

@@ -1,4 +1,4 @@
-import type { Experience, ExperienceTimestampForm, Flow, Tag } from '@guidepost/contracts-http';
+import type { Experience, Flow, Tag } from '@guidepost/contracts-http';
 import {
   TYPED_EXPERIENCE_KINDS,
   type ExperienceRecord,
@@ -6,7 +6,7 @@ import {
   type StudioDocumentRecord,
   type TagRecord,
 } from './content-records';
-import { epochMillis, experienceTimestamp, flowTimestamp, isoTimestamp } from './timestamp-forms';
+import { epochMillis, flowTimestamp, isoTimestamp } from './timestamp-forms';
 
 /** The `tags` map of the public records: every tag id as a key with the value `true`. */
 export function tagMap(tagIds: readonly string[]): Record<string, true> {
@@ -62,23 +62,18 @@ export function toPublicExperience(record: ExperienceRecord, publicUrl: string):
   };
 }
 
-/** A studio document as answered: its id, the studio's fields as given, then the managed fields in the kind's timestamp form. */
+/** A studio document as answered: its id, the studio's fields as given, then the managed fields (times in milliseconds, as pins). */
 export type PublicStudioDocument = Record<string, unknown>;
 
-export function toPublicStudioDocument(
-  record: StudioDocumentRecord,
-  timestamps: ExperienceTimestampForm,
-  publicUrl: string,
-): PublicStudioDocument {
-  const timestamp = (time: Date) => experienceTimestamp(timestamps, time);
+export function toPublicStudioDocument(record: StudioDocumentRecord, publicUrl: string): PublicStudioDocument {
   return {
     id: record.id,
     ...record.document,
     published: record.published,
-    published_at: record.publishedAt ? timestamp(record.publishedAt) : null,
+    published_at: record.publishedAt ? epochMillis(record.publishedAt) : null,
     state: record.state,
-    created_at: timestamp(record.createdAt),
-    updated_at: timestamp(record.updatedAt),
+    created_at: epochMillis(record.createdAt),
+    updated_at: epochMillis(record.updatedAt),
     created_by: record.createdBy,
     updated_by: record.updatedBy,
     url: resourceUrl(publicUrl, record.accountId, record.kind, record.id),

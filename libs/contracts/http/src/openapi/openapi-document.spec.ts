@@ -259,7 +259,7 @@ describe('buildOpenApiDocument', () => {
     expect(ajv.validate({ $ref: 'doc#/components/schemas/JobDetail' }, job)).toBe(true);
   });
 
-  it("describes a studio document with its managed fields in the kind's timestamp form and the studio's fields open", () => {
+  it("describes a studio document with its managed fields, times in milliseconds, and the studio's fields open", () => {
     const ajv = schemaValidator();
     const managed = {
       id: 'lp-1',
@@ -279,9 +279,11 @@ describe('buildOpenApiDocument', () => {
     for (const field of ['state', 'url', 'created_by', 'updated_by']) {
       expect(ajv.validate({ $ref: 'doc#/components/schemas/Launchpad' }, { ...managed, [field]: undefined })).toBe(false);
     }
-    const checklist = { ...managed, published_at: null, created_at: '2024-05-01T09:30:00.123Z', updated_at: '2024-05-01T09:30:00.123Z' };
+    const checklist = { ...managed, published: false, published_at: null, state: 'DRAFT' };
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, checklist)).toBe(true);
-    expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, { ...checklist, updated_at: 1714555800123 })).toBe(false);
+    expect(ajv.validate({ $ref: 'doc#/components/schemas/Checklist' }, { ...checklist, updated_at: '2024-05-01T09:30:00.123Z' })).toBe(
+      false,
+    );
   });
 });
 

@@ -11,7 +11,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const FLOW_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$';
 const flowTimestamp = (description: string) =>
   Type.String({ pattern: FLOW_TIMESTAMP_PATTERN, description, examples: ['2024-05-01T09:30:00Z'] });
-const epochMillis = (description: string) => Type.Integer({ minimum: 0, description: `${description} (milliseconds since 1970)` });
+export const epochMillis = (description: string) => Type.Integer({ minimum: 0, description: `${description} (milliseconds since 1970)` });
 const nullable = <S extends TSchema>(schema: S, description: string) => Type.Union([schema, Type.Null()], { description });
 
 const recordId = (description: string) => Type.String({ minLength: 1, description });

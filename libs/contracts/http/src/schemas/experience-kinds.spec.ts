@@ -14,11 +14,6 @@ describe('EXPERIENCE_KINDS', () => {
     ]);
   });
 
-  it('gives checklists ISO times and every other kind epoch milliseconds, as their clients parse them', () => {
-    const iso = EXPERIENCE_KINDS.filter((kind) => kind.timestamps === 'iso-millis').map((kind) => kind.collection);
-    expect(iso).toEqual(['checklists']);
-  });
-
   it('keeps pins and mobile as typed records and the new kinds as the studio document', () => {
     const typed = EXPERIENCE_KINDS.filter((kind) => kind.model === 'experience').map((kind) => kind.collection);
     expect(typed).toEqual(['pins', 'mobile']);

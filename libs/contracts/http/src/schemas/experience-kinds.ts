@@ -1,5 +1,13 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { auditInput, ExperienceSchema, lifecycleLabel, lifecycleLabelInput, resourceUrl, timestampInput } from './content.schema';
+import {
+  auditInput,
+  epochMillis,
+  ExperienceSchema,
+  lifecycleLabel,
+  lifecycleLabelInput,
+  resourceUrl,
+  timestampInput,
+} from './content.schema';
 
 /**
  * The experience kinds: each is a resource of its own under `/v2/accounts/{account_id}/{collection}`
@@ -7,9 +15,6 @@ import { auditInput, ExperienceSchema, lifecycleLabel, lifecycleLabelInput, reso
  * The content service (its controllers and storage), the gateway's routing, the admin CLI and the
  * OpenAPI document are all derived from `EXPERIENCE_KINDS`, so adding a kind is one line there.
  */
-
-/** How a kind renders `created_at`, `updated_at` and `published_at`: milliseconds since 1970, or ISO 8601 with milliseconds and `Z`. */
-export type ExperienceTimestampForm = 'epoch-millis' | 'iso-millis';
 
 /**
  * How the content service keeps a kind's records:
@@ -27,43 +32,18 @@ export interface ExperienceKindDefinition {
   readonly nouns: readonly [singular: string, plural: string];
   /** The record's path parameter in the OpenAPI document. */
   readonly parameter: string;
-  readonly timestamps: ExperienceTimestampForm;
   readonly model: ExperienceRecordModel;
 }
 
 export const EXPERIENCE_KINDS = [
-  { collection: 'pins', nouns: ['pin', 'pins'], parameter: 'pin_id', timestamps: 'epoch-millis', model: 'experience' },
-  {
-    collection: 'mobile',
-    nouns: ['mobile experience', 'mobile experiences'],
-    parameter: 'mobile_id',
-    timestamps: 'epoch-millis',
-    model: 'experience',
-  },
-  {
-    collection: 'launchpads',
-    nouns: ['launchpad', 'launchpads'],
-    parameter: 'launchpad_id',
-    timestamps: 'epoch-millis',
-    model: 'studio-document',
-  },
-  { collection: 'banners', nouns: ['banner', 'banners'], parameter: 'banner_id', timestamps: 'epoch-millis', model: 'studio-document' },
-  {
-    collection: 'checklists',
-    nouns: ['checklist', 'checklists'],
-    parameter: 'checklist_id',
-    timestamps: 'iso-millis',
-    model: 'studio-document',
-  },
-  {
-    collection: 'flows-v2',
-    nouns: ['flow (v2)', 'flows (v2)'],
-    parameter: 'flow_v2_id',
-    timestamps: 'epoch-millis',
-    model: 'studio-document',
-  },
-  { collection: 'embeds', nouns: ['embed', 'embeds'], parameter: 'embed_id', timestamps: 'epoch-millis', model: 'studio-document' },
-  { collection: 'nps', nouns: ['NPS survey', 'NPS surveys'], parameter: 'nps_id', timestamps: 'epoch-millis', model: 'studio-document' },
+  { collection: 'pins', nouns: ['pin', 'pins'], parameter: 'pin_id', model: 'experience' },
+  { collection: 'mobile', nouns: ['mobile experience', 'mobile experiences'], parameter: 'mobile_id', model: 'experience' },
+  { collection: 'launchpads', nouns: ['launchpad', 'launchpads'], parameter: 'launchpad_id', model: 'studio-document' },
+  { collection: 'banners', nouns: ['banner', 'banners'], parameter: 'banner_id', model: 'studio-document' },
+  { collection: 'checklists', nouns: ['checklist', 'checklists'], parameter: 'checklist_id', model: 'studio-document' },
+  { collection: 'flows-v2', nouns: ['flow (v2)', 'flows (v2)'], parameter: 'flow_v2_id', model: 'studio-document' },
+  { collection: 'embeds', nouns: ['embed', 'embeds'], parameter: 'embed_id', model: 'studio-document' },
+  { collection: 'nps', nouns: ['NPS survey', 'NPS surveys'], parameter: 'nps_id', model: 'studio-document' },
 ] as const satisfies readonly ExperienceKindDefinition[];
 
 export type ExperienceCollection = (typeof EXPERIENCE_KINDS)[number]['collection'];
@@ -102,15 +82,6 @@ const STUDIO_FIELDS =
   "Every other field is the web studio's (`name`, `type`, `account_id`, `app_id`, `platform`, `frequency`, `steps`, ...), " +
   'answered exactly as it was stored.';
 
-const timestampOf = (form: ExperienceTimestampForm, description: string): TSchema =>
-  form === 'epoch-millis'
-    ? Type.Integer({ minimum: 0, description: `${description} (milliseconds since 1970)` })
-    : Type.String({
-        format: 'date-time',
-        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
-        description: `${description} (ISO 8601 with milliseconds and \`Z\`)`,
-      });
-
 /** The record of a studio-document kind as the public API answers it: managed fields typed, the studio's open. */
 export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
   const resource = resourceNameOf(kind);
@@ -119,12 +90,12 @@ export function studioDocumentSchema(kind: StudioDocumentKind): TObject {
       id: Type.String({ minLength: 1, description: `${resource} identifier` }),
       name: Type.String({ description: "Name (the studio's)" }),
       published: Type.Boolean({ description: 'Whether currently published' }),
-      published_at: Type.Union([timestampOf(kind.timestamps, 'Last publish time'), Type.Null()], {
+      published_at: Type.Union([epochMillis('Last publish time'), Type.Null()], {
         description: 'Last publish time; null when never published (kept on unpublish)',
       }),
       state: lifecycleLabel(),
-      created_at: timestampOf(kind.timestamps, 'Creation time'),
-      updated_at: timestampOf(kind.timestamps, 'Last update time'),
+      created_at: epochMillis('Creation time'),
+      updated_at: epochMillis('Last update time'),
       created_by: Type.String({ description: 'User identifier of the creator; `guidepost-admin` when the writer did not say' }),
       updated_by: Type.String({ description: 'User identifier of the last updater; `guidepost-admin` when the writer did not say' }),
       url: resourceUrl(kind.nouns[0]),
