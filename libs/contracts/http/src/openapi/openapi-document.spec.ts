@@ -259,6 +259,18 @@ describe('buildOpenApiDocument', () => {
     expect(ajv.validate({ $ref: 'doc#/components/schemas/JobDetail' }, job)).toBe(true);
   });
 
+  it('says that publish and unpublish move the state of every experience kind along, and flows have none', () => {
+    const describing = (path: string) => String(document.paths[`${ACCOUNT}${path}`]['post']['description']);
+    for (const [collection, parameter] of [
+      ['pins', 'pin_id'],
+      ['checklists', 'checklist_id'],
+    ]) {
+      expect(describing(`/${collection}/{${parameter}}/publish`)).toContain('`state` to `PUBLISHED`');
+      expect(describing(`/${collection}/{${parameter}}/unpublish`)).toContain('`state` of `PUBLISHED` into `DRAFT`');
+    }
+    expect(describing('/flows/{flow_id}/publish')).not.toContain('state');
+  });
+
   it("describes a studio document with its managed fields, times in milliseconds, and the studio's fields open", () => {
     const ajv = schemaValidator();
     const managed = {

@@ -33,6 +33,8 @@ interface PublishableKind {
   readonly tag: string;
   /** A record and several, in prose: `flow`, `flows`. */
   readonly nouns: readonly [string, string];
+  /** Whether its records carry a lifecycle label (`state`) that publishing moves along (every experience kind; flows do not). */
+  readonly labelled: boolean;
 }
 
 /** An experience kind of `EXPERIENCE_KINDS` as a publishable kind of the document. */
@@ -45,6 +47,7 @@ function experienceKind(kind: ExperienceKindDefinition): PublishableKind {
     plural,
     tag: tagOf(kind),
     nouns: kind.nouns,
+    labelled: true,
   };
 }
 
@@ -76,7 +79,9 @@ function publishablePaths(kind: PublishableKind, schema: TSchema): PathItems {
         ...common,
         operationId: `publish${kind.singular}`,
         summary: `Publish a ${noun}`,
-        description: `Sets \`published\` to true and \`published_at\` to now; a published record stays unchanged. ${NO_BODY}`,
+        description:
+          `Sets \`published\` to true${kind.labelled ? ', `state` to `PUBLISHED`' : ''} and \`published_at\` to now; ` +
+          `a published record stays unchanged. ${NO_BODY}`,
         responses: { 200: statusAcknowledgementResponse('Published (or already published)') },
       }),
     },
@@ -85,7 +90,9 @@ function publishablePaths(kind: PublishableKind, schema: TSchema): PathItems {
         ...common,
         operationId: `unpublish${kind.singular}`,
         summary: `Unpublish a ${noun}`,
-        description: `Sets \`published\` to false and keeps \`published_at\` (the last publish time). ${NO_BODY}`,
+        description:
+          `Sets \`published\` to false${kind.labelled ? ', turns a `state` of `PUBLISHED` into `DRAFT` (other labels are kept)' : ''} ` +
+          `and keeps \`published_at\` (the last publish time). ${NO_BODY}`,
         responses: { 200: statusAcknowledgementResponse('Unpublished (or already unpublished)') },
       }),
     },
@@ -95,7 +102,15 @@ function publishablePaths(kind: PublishableKind, schema: TSchema): PathItems {
 export function contentPaths(): PathItems {
   return {
     ...publishablePaths(
-      { collection: 'flows', parameter: 'flow_id', singular: 'Flow', plural: 'Flows', tag: 'Flows', nouns: ['flow', 'flows'] },
+      {
+        collection: 'flows',
+        parameter: 'flow_id',
+        singular: 'Flow',
+        plural: 'Flows',
+        tag: 'Flows',
+        nouns: ['flow', 'flows'],
+        labelled: false,
+      },
       FlowSchema,
     ),
     [`${ACCOUNT_PATH}/tags`]: {
