@@ -19,6 +19,7 @@ export {
   CreateJobRequestSchema,
   AUTHENTICATED_ACCOUNT_HEADER,
   INTERNAL_TOKEN_HEADER,
+  PUBLIC_BASE_URL_HEADER,
   type ProfileLookupRequest,
   ProfileLookupRequestSchema,
   type ProfileLookupResponse,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Environment } from './config.schema';
+import { TrustedProxies } from './trusted-proxies';
 
 /** The services behind the gateway, by the name their settings and routes use. */
 export type ServiceName = 'content' | 'segment' | 'profile' | 'ingestion';
@@ -48,7 +49,7 @@ export class AppConfig {
   readonly dataDir: string;
   /** HTTPS instead of HTTP when set (`GUIDEPOST_TLS_*`). */
   readonly tls: TlsSettings | undefined;
-  /** `GUIDEPOST_PUBLIC_URL` as given; see `publicUrl` for the effective base. */
+  /** `GUIDEPOST_PUBLIC_URL` as given: when set, the base of every link (see `PublicBaseUrl` in platform-http). */
   readonly explicitPublicUrl: string | undefined;
   readonly databaseUrl: string | undefined;
   /** ClickHouse over HTTP; unset means the standalone host starts an engine process under `dataDir`. */
@@ -60,6 +61,8 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   /** Proxies in front that append the client's address to `X-Forwarded-For` (whose entries are trusted from the right). */
   readonly trustedProxyHops: number;
+  /** The peers whose `X-Forwarded-*` headers are believed (`GUIDEPOST_TRUSTED_PROXIES`). */
+  readonly trustedProxies: TrustedProxies;
   /** Imports and event exports one account may have in progress at once. */
   readonly bulkJobsPerAccount: number;
   readonly bodyLimitBytes: number;
@@ -123,6 +126,7 @@ export class AppConfig {
     this.blobSigningSecret = env.GUIDEPOST_BLOB_SIGNING_SECRET;
     this.rateLimitPerSecond = env.GUIDEPOST_RATE_LIMIT_PER_SECOND;
     this.trustedProxyHops = env.GUIDEPOST_TRUSTED_PROXY_HOPS;
+    this.trustedProxies = TrustedProxies.parse(env.GUIDEPOST_TRUSTED_PROXIES);
     this.bulkJobsPerAccount = env.GUIDEPOST_BULK_JOBS_PER_ACCOUNT;
     this.bodyLimitBytes = env.GUIDEPOST_BODY_LIMIT_BYTES;
     this.fileLimitBytes = env.GUIDEPOST_FILE_LIMIT_BYTES;
@@ -173,9 +177,10 @@ export class AppConfig {
   }
 
   /**
-   * Absolute base URL of the public API (no trailing slash), used in `url`, `job_url` and download
-   * links: `GUIDEPOST_PUBLIC_URL` when set (behind a proxy or ingress), else the address this process
-   * listens on, with the scheme it serves.
+   * Absolute base URL (no trailing slash) for what no request names: `GUIDEPOST_PUBLIC_URL` when set,
+   * else the address this process listens on, with the scheme it serves. Links in answers are derived
+   * from each request instead (`PublicBaseUrl`, platform-http); this one serves the start-up line and
+   * the jobs requested before their request's base was recorded with them.
    */
   get publicUrl(): string {
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;

@@ -42,7 +42,7 @@ export const EnvironmentSchema = Type.Object({
     Type.String({
       pattern: '^https?://[^\\s]+[^/\\s]$',
       description:
-        'Absolute base URL used in `url`, `job_url` and download links (set it behind a proxy); when unset, the address the server listens on (`https://` with GUIDEPOST_TLS_CERT_FILE)',
+        "Absolute base URL of every link in an answer (`url`, `job_url`, `status_url`, an import's `failures_url`, download links), used as given. When unset, each request's links are derived from the request: the `Host` header and the connection's scheme (`https` when TLS is served), or `X-Forwarded-Host` and `X-Forwarded-Proto` when the peer is one of GUIDEPOST_TRUSTED_PROXIES; links of a job (an import's failures, an export's download) use the base of the request that created it",
     }),
   ),
   GUIDEPOST_DATABASE_URL: Type.Optional(
@@ -82,6 +82,12 @@ export const EnvironmentSchema = Type.Object({
     default: 0,
     description:
       "Proxies in front of the gateway (or the standalone server) that append the client's address to `X-Forwarded-For`, such as an Ingress controller (the Helm chart sets 1). Repeated failed authentication is throttled per client address: 0 takes the peer's address, n the address the n-th proxy appended, counted from the right (what a client writes itself further left is never trusted). Too low counts every client behind the proxy as one address; too high lets a client choose its own",
+  }),
+  GUIDEPOST_TRUSTED_PROXIES: Type.String({
+    pattern: '^\\s*[0-9A-Fa-f.:/]+\\s*(,\\s*[0-9A-Fa-f.:/]+\\s*)*$',
+    default: '127.0.0.1,::1',
+    description:
+      'IP addresses and CIDR blocks (e.g. `10.0.0.0/8,fd00::/8`), separated by commas, of the proxies whose `X-Forwarded-Host` and `X-Forwarded-Proto` say where a request was sent, for the links derived from requests when GUIDEPOST_PUBLIC_URL is unset; from any other peer these headers are ignored, so a client cannot point the links it is given elsewhere. Loopback only by default',
   }),
   GUIDEPOST_BULK_JOBS_PER_ACCOUNT: Type.Integer({
     minimum: 1,

@@ -3,3 +3,4 @@ export { EnvironmentSchema, type Environment } from './config.schema';
 export { ConfigurationError, loadConfig } from './load-config';
 export { PlatformConfigModule } from './config.module';
 export { StartupError } from './startup-error';
+export { TrustedProxies } from './trusted-proxies';

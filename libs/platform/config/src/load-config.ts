@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import { EnvironmentSchema, type Environment } from './config.schema';
 import { AppConfig } from './app-config';
+import { TrustedProxies } from './trusted-proxies';
 
 /** Thrown at start-up when the environment does not satisfy the schema; lists every problem at once. */
 export class ConfigurationError extends Error {
@@ -30,9 +31,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     });
     throw new ConfigurationError(problems);
   }
-  const related = problemsBetweenSettings(candidate);
+  const related = [...problemsWithin(candidate), ...problemsBetweenSettings(candidate)];
   if (related.length > 0) throw new ConfigurationError(related);
   return new AppConfig(candidate);
+}
+
+/** What the schema's patterns cannot judge. */
+function problemsWithin(env: Environment): string[] {
+  try {
+    TrustedProxies.parse(env.GUIDEPOST_TRUSTED_PROXIES);
+    return [];
+  } catch (error) {
+    return [`GUIDEPOST_TRUSTED_PROXIES: ${(error as Error).message}`];
+  }
 }
 
 /** Settings that are valid alone but not together. */

@@ -16,6 +16,7 @@ import { jsonValueProblem, NESTED_TOO_DEEP, nestsTooDeep } from './body/json-che
 import { describeSentMediaType, MEDIA_TYPES_OF, mediaTypeOf, unsupportedMediaTypeDetail } from './body/media-types';
 import { readPath } from './routing/canonical-path';
 import { installTokenRoutes } from './auth/token-routes.hooks';
+import { recordPublicBaseUrls } from './links/public-base-url.hooks';
 import { RouteTable } from './routing/route-table';
 import { NO_STORE, SAFE_ANSWER_HEADERS } from './safe-answer-headers';
 
@@ -44,7 +45,9 @@ const HEADERS_TIMEOUT_MS = 60_000;
 export function fastifyAdapterOptions(config: AppConfig): FastifyHttpOptions<Server> {
   return {
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: true,
+    // `X-Forwarded-*` is believed from the configured proxies only, so that no client chooses the
+    // host and scheme its links name (`public-base-url.ts`) or the address `request.ip` reports.
+    trustProxy: (address: string) => config.trustedProxies.trusts(address),
     logger: false,
     requestIdHeader: false,
     genReqId: requestIdOf,
@@ -121,6 +124,7 @@ export function configureHttpServer(app: NestFastifyApplication, config: AppConf
   });
   // The first `onRequest` hook of every host: a path two parsers could read differently never gets further.
   fastify.addHook('onRequest', refuseAmbiguousPath);
+  recordPublicBaseUrls(fastify, config);
   options.beforeCredentials?.(fastify);
   installTokenRoutes(fastify, config);
   const routes = new RouteTable();

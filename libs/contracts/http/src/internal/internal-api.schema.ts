@@ -14,6 +14,13 @@ export const INTERNAL_TOKEN_HEADER = 'x-guidepost-internal-token';
  */
 export const AUTHENTICATED_ACCOUNT_HEADER = 'x-guidepost-authenticated-account';
 
+/**
+ * The header through which the gateway states, on each request it forwards, the base URL of the links
+ * its client is to be given (`https://api.example.com`, no trailing slash), derived from the client's
+ * own request. A service takes it only from a caller that presents the internal token.
+ */
+export const PUBLIC_BASE_URL_HEADER = 'x-guidepost-public-base-url';
+
 /** `POST /internal/v1/accounts/{account_id}/jobs` (ingestion): creates a job, answers 201 `CreatedJob`. */
 export function internalJobsPath(accountId: string): string {
   return `/internal/v1/accounts/${encodeURIComponent(accountId)}/jobs`;
