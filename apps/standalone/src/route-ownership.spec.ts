@@ -7,7 +7,7 @@ import { ContentModule } from '@guidepost/content';
 import { GatewayProxy, ROUTE_OWNERSHIP } from '@guidepost/gateway';
 import { IngestionModule } from '@guidepost/ingestion';
 import { loadConfig, type ServiceName } from '@guidepost/platform-config';
-import { directRoutesOf } from '@guidepost/platform-http';
+import { directRoutesOf, recordPublicBaseUrls } from '@guidepost/platform-http';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { ProfileModule } from '@guidepost/profile';
 import { SegmentModule } from '@guidepost/segment';
@@ -99,10 +99,10 @@ describe('route ownership (distributed gateway)', () => {
   beforeAll(async () => {
     for (const name of SERVICES) services.set(name, await startService(name));
     const urls = Object.fromEntries(SERVICES.map((name) => [`GUIDEPOST_${name.toUpperCase()}_SERVICE_URL`, services.get(name)!.url]));
-    new GatewayProxy(
-      loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' }),
-      new MetricsRegistry(),
-    ).install(gateway);
+    const config = loadConfig({ ...urls, GUIDEPOST_INTERNAL_TOKEN: 'internal-token-for-tests-0123456789abcdef' });
+    // The gateway states each request's link base to the service, as the host's HTTP set-up records it.
+    recordPublicBaseUrls(gateway, config);
+    new GatewayProxy(config, new MetricsRegistry()).install(gateway);
     await gateway.ready();
   });
 

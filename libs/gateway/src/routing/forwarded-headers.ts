@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AUTHENTICATED_ACCOUNT_HEADER, INTERNAL_TOKEN_HEADER } from '@guidepost/contracts-http';
+import { AUTHENTICATED_ACCOUNT_HEADER, INTERNAL_TOKEN_HEADER, PUBLIC_BASE_URL_HEADER } from '@guidepost/contracts-http';
 import { REQUEST_ID_HEADER } from '@guidepost/platform-http';
 
 /**
@@ -18,6 +18,8 @@ export interface ForwardedRequest {
   /** As the client (or the ingress in front) sees it. */
   readonly protocol: string;
   readonly host: string;
+  /** The base of the client's links, derived by the gateway (`requestBaseUrl`), which the service links on. */
+  readonly publicBaseUrl: string;
   /** Whether a body is streamed on; a request without one must not announce a length. */
   readonly hasBody: boolean;
   /** Admin routes keep `Authorization`: the content service checks the admin token itself. */
@@ -29,8 +31,8 @@ export interface ForwardedRequest {
 /**
  * The headers a service receives: the client's, minus hop-by-hop ones and (on the public API, whose
  * credentials the gateway has checked) `Authorization`, plus the internal token, the authenticated
- * account, the request id and the `X-Forwarded-*` trio. Whatever the client sent in the gateway's own
- * headers is replaced or dropped.
+ * account, the public base URL of the client's links, the request id and the `X-Forwarded-*` trio.
+ * Whatever the client sent in the gateway's own headers is replaced or dropped.
  */
 export function headersToService(headers: IncomingHttpHeaders, request: ForwardedRequest, internalToken: string): IncomingHttpHeaders {
   const forwarded = withoutHopByHop(headers);
@@ -39,6 +41,7 @@ export function headersToService(headers: IncomingHttpHeaders, request: Forwarde
   forwarded[INTERNAL_TOKEN_HEADER] = internalToken;
   if (request.accountStatement === undefined) delete forwarded[AUTHENTICATED_ACCOUNT_HEADER];
   else forwarded[AUTHENTICATED_ACCOUNT_HEADER] = request.accountStatement;
+  forwarded[PUBLIC_BASE_URL_HEADER] = request.publicBaseUrl;
   forwarded[REQUEST_ID_HEADER] = request.id;
   forwarded['x-forwarded-for'] = [headers['x-forwarded-for'], request.peerAddress].filter((part) => part !== undefined).join(', ');
   forwarded['x-forwarded-proto'] = request.protocol;

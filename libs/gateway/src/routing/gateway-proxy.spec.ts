@@ -262,7 +262,23 @@ describe('GatewayProxy', () => {
         'x-forwarded-for': '127.0.0.1',
         'x-forwarded-proto': 'http',
         'x-forwarded-host': new URL(base).host,
+        'x-guidepost-public-base-url': base,
       });
+    });
+
+    it("states the base of the client's links, derived from its request, replacing any the client stated", async () => {
+      await send(base, {
+        path: '/v2/accounts/acme/flows',
+        headers: { authorization: basic('acme'), host: 'api.example.test:8443', 'x-guidepost-public-base-url': 'https://evil.test' },
+      });
+      await send(base, {
+        path: '/admin/v1/accounts/acme/flows',
+        headers: { authorization: ADMIN, 'x-forwarded-host': 'public.example.com', 'x-forwarded-proto': 'https' },
+      });
+      expect(service.received.map((seen) => seen.headers['x-guidepost-public-base-url'])).toEqual([
+        'http://api.example.test:8443',
+        'https://public.example.com',
+      ]);
     });
 
     it('states the account whose key it checked, replacing any statement the client made', async () => {

@@ -6,7 +6,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildConnector } from 'undici';
 import { AppConfig, type ServiceName } from '@guidepost/platform-config';
 import { DomainError } from '@guidepost/platform-errors';
-import { AccountStatements, canonicalPathOf, DEPENDENCY_RETRY_AFTER_SECONDS, readPath, settleUnreadBody } from '@guidepost/platform-http';
+import {
+  AccountStatements,
+  canonicalPathOf,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  readPath,
+  requestBaseUrl,
+  settleUnreadBody,
+} from '@guidepost/platform-http';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { authenticatedAccountOf } from '../api/authenticated-account';
 import { headersToClient, headersToService } from './forwarded-headers';
@@ -121,6 +128,7 @@ function forwardTo(upstream: Upstream, credentials: Credentials, request: Fastif
     peerAddress: request.socket.remoteAddress,
     protocol: request.protocol,
     host: request.host,
+    publicBaseUrl: requestBaseUrl(request),
     hasBody: request.body !== undefined,
     keepsAuthorization: path.startsWith('/admin/'),
     accountStatement: accountId === undefined ? undefined : credentials.statements.state(accountId),

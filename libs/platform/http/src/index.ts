@@ -29,5 +29,5 @@ export { renderCsv } from './rendering/render-csv';
 export { csvCell, csvRecord, FORMULA_START, NUMBER_TEXT } from './rendering/csv-cell';
 export { AccountStatements } from './auth/account-statement';
 export { InternalCallerHooks } from './auth/internal-caller.hooks';
-export { PublicBaseUrl, requestBaseUrl } from './links/public-base-url.hooks';
+export { PublicBaseUrl, recordPublicBaseUrls, requestBaseUrl } from './links/public-base-url.hooks';
 export { PlatformHttpModule } from './platform-http.module';
