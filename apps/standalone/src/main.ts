@@ -80,11 +80,11 @@ async function startEmbeddedStores(config: AppConfig): Promise<EmbeddedStores> {
 }
 
 async function announce(app: NestFastifyApplication, config: AppConfig, adminTokenGenerated: boolean): Promise<void> {
-  const lines = [`Guidepost is serving the API at ${config.publicUrl}`, `OpenAPI document: ${config.publicUrl}/openapi.json`];
+  const lines = [`Guidepost is serving the API at ${config.defaultPublicUrl}`, `OpenAPI document: ${config.defaultPublicUrl}/openapi.json`];
   if (adminTokenGenerated) {
     lines.push(`Admin token (generated, kept in ${config.dataDir}/secrets.json): ${config.adminToken}`);
   }
-  const demo = config.demo ? await startDemo(config.publicUrl, config.adminToken!, config.dataDir, inProcessFetch(app)) : undefined;
+  const demo = config.demo ? await startDemo(config.defaultPublicUrl, config.adminToken!, config.dataDir, inProcessFetch(app)) : undefined;
   process.stdout.write(`${[...lines, ...(demo?.lines ?? [])].join('\n')}\n`);
   if (demo !== undefined && demo.terminalLines.length > 0) writeToTerminal(demo.terminalLines);
 }

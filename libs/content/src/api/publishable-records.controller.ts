@@ -1,5 +1,6 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { statusAcknowledgement, type StatusAcknowledgement } from '@guidepost/contracts-http';
+import { PublicBaseUrl } from '@guidepost/platform-http';
 import type { PublishableCatalog } from '../application/publishable-catalog';
 
 /**
@@ -11,13 +12,13 @@ export abstract class PublishableRecordsController<P> {
   protected constructor(private readonly catalog: PublishableCatalog<P>) {}
 
   @Get()
-  list(@Param('account_id') accountId: string): Promise<P[]> {
-    return this.catalog.list(accountId);
+  list(@Param('account_id') accountId: string, @PublicBaseUrl() baseUrl: string): Promise<P[]> {
+    return this.catalog.list(accountId, baseUrl);
   }
 
   @Get(':record_id')
-  get(@Param('account_id') accountId: string, @Param('record_id') id: string): Promise<P> {
-    return this.catalog.get(accountId, id);
+  get(@Param('account_id') accountId: string, @Param('record_id') id: string, @PublicBaseUrl() baseUrl: string): Promise<P> {
+    return this.catalog.get(accountId, id, baseUrl);
   }
 
   @Post(':record_id/publish')

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type Experience, ExperienceUpsertSchema } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
 import { ExperienceRepository } from '../data-access/content.repositories';
@@ -24,14 +23,13 @@ export class ExperienceCatalog {
   constructor(
     private readonly experiences: ExperienceRepository,
     @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
-    private readonly config: AppConfig,
   ) {}
 
   /** The catalog of one kind, as the public endpoints of `/pins` or `/mobile` use it. */
   of(kind: ExperienceKind): PublishableCatalog<Experience> {
     return {
-      list: (accountId) => this.list(kind, accountId),
-      get: (accountId, id) => this.get(kind, accountId, id),
+      list: (accountId, baseUrl) => this.list(kind, accountId, baseUrl),
+      get: (accountId, id, baseUrl) => this.get(kind, accountId, id, baseUrl),
       publish: (accountId, id) => this.changePublication(kind, accountId, id, 'publish'),
       unpublish: (accountId, id) => this.changePublication(kind, accountId, id, 'unpublish'),
     };
@@ -44,15 +42,15 @@ export class ExperienceCatalog {
     );
   }
 
-  private async list(kind: ExperienceKind, accountId: string): Promise<Experience[]> {
+  private async list(kind: ExperienceKind, accountId: string, baseUrl: string): Promise<Experience[]> {
     const records = await this.experiences.list({ accountId, kind });
-    return records.map((record) => toPublicExperience(record, this.config.publicUrl));
+    return records.map((record) => toPublicExperience(record, baseUrl));
   }
 
-  private async get(kind: ExperienceKind, accountId: string, id: string): Promise<Experience> {
+  private async get(kind: ExperienceKind, accountId: string, id: string, baseUrl: string): Promise<Experience> {
     const record = await this.experiences.findOne({ accountId, kind }, id);
     if (!record) throw notFound(TYPED_EXPERIENCE_KINDS[kind].resourceName, id);
-    return toPublicExperience(record, this.config.publicUrl);
+    return toPublicExperience(record, baseUrl);
   }
 
   private changePublication(kind: ExperienceKind, accountId: string, id: string, command: PublicationCommand): Promise<void> {

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type Flow, FlowUpsertSchema } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
 import { FlowRepository } from '../data-access/content.repositories';
@@ -21,18 +20,17 @@ export class FlowCatalog implements PublishableCatalog<Flow> {
   constructor(
     private readonly flows: FlowRepository,
     @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
-    private readonly config: AppConfig,
   ) {}
 
-  async list(accountId: string): Promise<Flow[]> {
+  async list(accountId: string, baseUrl: string): Promise<Flow[]> {
     const records = await this.flows.list({ accountId });
-    return records.map((record) => toPublicFlow(record, this.config.publicUrl));
+    return records.map((record) => toPublicFlow(record, baseUrl));
   }
 
-  async get(accountId: string, id: string): Promise<Flow> {
+  async get(accountId: string, id: string, baseUrl: string): Promise<Flow> {
     const record = await this.flows.findOne({ accountId }, id);
     if (!record) throw notFound('Flow', id);
-    return toPublicFlow(record, this.config.publicUrl);
+    return toPublicFlow(record, baseUrl);
   }
 
   publish(accountId: string, id: string): Promise<void> {

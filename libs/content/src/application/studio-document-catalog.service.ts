@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { resourceNameOf, StudioDocumentUpsertSchema, type ExperienceKindDefinition } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
 import { StudioDocumentRepository } from '../data-access/content.repositories';
 import { CONTENT_SCHEMA } from '../data-access/content-schema';
-import type { StudioDocumentRecord } from '../domain/content-records';
 import { toPublicStudioDocument, type PublicStudioDocument } from '../domain/public-shapes';
 import { studioDocumentRecordOf } from '../domain/record-writes';
 import type { PublishableCatalog } from './publishable-catalog';
@@ -23,23 +21,21 @@ export class StudioDocumentCatalog {
   constructor(
     private readonly documents: StudioDocumentRepository,
     @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
-    private readonly config: AppConfig,
   ) {}
 
   /** The catalog of one kind, as the public endpoints of `/{collection}` use it. */
   of(kind: ExperienceKindDefinition): PublishableCatalog<PublicStudioDocument> {
     const scope = (accountId: string) => ({ accountId, kind: kind.collection });
     const target = (accountId: string, id: string) => ({ scope: scope(accountId), id, resourceName: resourceNameOf(kind) });
-    const publicOf = (record: StudioDocumentRecord) => toPublicStudioDocument(record, this.config.publicUrl);
     return {
-      list: async (accountId) => {
+      list: async (accountId, baseUrl) => {
         const records = await this.documents.list(scope(accountId));
-        return records.map(publicOf);
+        return records.map((record) => toPublicStudioDocument(record, baseUrl));
       },
-      get: async (accountId, id) => {
+      get: async (accountId, id, baseUrl) => {
         const record = await this.documents.findOne(scope(accountId), id);
         if (!record) throw notFound(resourceNameOf(kind), id);
-        return publicOf(record);
+        return toPublicStudioDocument(record, baseUrl);
       },
       publish: (accountId, id) => changePublication(this.unitOfWork, this.documents, target(accountId, id), 'publish'),
       unpublish: (accountId, id) => changePublication(this.unitOfWork, this.documents, target(accountId, id), 'unpublish'),

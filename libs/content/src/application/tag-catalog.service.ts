@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type Tag, TagUpsertSchema } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
 import { InjectUnitOfWork, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
 import { TagRepository } from '../data-access/content.repositories';
@@ -19,19 +18,18 @@ export class TagCatalog {
   constructor(
     private readonly tags: TagRepository,
     @InjectUnitOfWork(CONTENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
-    private readonly config: AppConfig,
   ) {}
 
-  /** All tags of the account, ordered by name, then id. */
-  async list(accountId: string): Promise<Tag[]> {
+  /** All tags of the account, ordered by name, then id; their links start with `baseUrl`. */
+  async list(accountId: string, baseUrl: string): Promise<Tag[]> {
     const records = await this.tags.list({ accountId });
-    return records.map((record) => toPublicTag(record, this.config.publicUrl));
+    return records.map((record) => toPublicTag(record, baseUrl));
   }
 
-  async get(accountId: string, id: string): Promise<Tag> {
+  async get(accountId: string, id: string, baseUrl: string): Promise<Tag> {
     const record = await this.tags.findOne({ accountId }, id);
     if (!record) throw notFound('Tag', id);
-    return toPublicTag(record, this.config.publicUrl);
+    return toPublicTag(record, baseUrl);
   }
 
   /** Admin upsert of a JSON array of tags (or one tag); answers how many were written. */

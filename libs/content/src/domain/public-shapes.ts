@@ -13,12 +13,12 @@ export function tagMap(tagIds: readonly string[]): Record<string, true> {
   return Object.fromEntries(tagIds.map((tagId) => [tagId, true] as const));
 }
 
-/** `${publicUrl}/v2/accounts/{account}/{collection}/{id}`; the id is encoded because it is chosen by admins. */
-export function resourceUrl(publicUrl: string, accountId: string, collection: string, id: string): string {
-  return `${publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/${collection}/${encodeURIComponent(id)}`;
+/** `${baseUrl}/v2/accounts/{account}/{collection}/{id}`; the id is encoded because it is chosen by admins. */
+export function resourceUrl(baseUrl: string, accountId: string, collection: string, id: string): string {
+  return `${baseUrl}/v2/accounts/${encodeURIComponent(accountId)}/${collection}/${encodeURIComponent(id)}`;
 }
 
-export function toPublicFlow(record: FlowRecord, publicUrl: string): Flow {
+export function toPublicFlow(record: FlowRecord, baseUrl: string): Flow {
   return {
     id: record.id,
     name: record.name,
@@ -31,11 +31,11 @@ export function toPublicFlow(record: FlowRecord, publicUrl: string): Flow {
     published_at: record.publishedAt ? flowTimestamp(record.publishedAt) : null,
     created_by: record.createdBy,
     updated_by: record.updatedBy,
-    url: resourceUrl(publicUrl, record.accountId, 'flows', record.id),
+    url: resourceUrl(baseUrl, record.accountId, 'flows', record.id),
   };
 }
 
-export function toPublicExperience(record: ExperienceRecord, publicUrl: string): Experience {
+export function toPublicExperience(record: ExperienceRecord, baseUrl: string): Experience {
   return {
     id: record.id,
     account_id: record.accountId,
@@ -58,7 +58,7 @@ export function toPublicExperience(record: ExperienceRecord, publicUrl: string):
     updated_at: epochMillis(record.updatedAt),
     created_by: record.createdBy,
     updated_by: record.updatedBy,
-    url: resourceUrl(publicUrl, record.accountId, TYPED_EXPERIENCE_KINDS[record.kind].collection, record.id),
+    url: resourceUrl(baseUrl, record.accountId, TYPED_EXPERIENCE_KINDS[record.kind].collection, record.id),
   };
 }
 
@@ -80,11 +80,11 @@ export function toPublicStudioDocument(record: StudioDocumentRecord, publicUrl: 
   };
 }
 
-export function toPublicTag(record: TagRecord, publicUrl: string): Tag {
+export function toPublicTag(record: TagRecord, baseUrl: string): Tag {
   return {
     id: record.id,
     name: record.name,
-    url: resourceUrl(publicUrl, record.accountId, 'tags', record.id),
+    url: resourceUrl(baseUrl, record.accountId, 'tags', record.id),
     created_at: isoTimestamp(record.createdAt),
     updated_at: isoTimestamp(record.updatedAt),
     created_by: record.createdBy,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { LinkBaseUrlField } from './link-base-url';
 import { defineTopic } from './topic';
 
 export const ImportKind = { Profiles: 'profiles', Groups: 'groups', Events: 'events' } as const;
@@ -20,6 +21,7 @@ export const ImportStaged = defineTopic(
     blobKey: Type.String({ minLength: 1 }),
     bytes: Type.Integer({ minimum: 0 }),
     stagedAt: Type.String({ format: 'date-time' }),
+    linkBaseUrl: LinkBaseUrlField,
   }),
 );
 
@@ -70,6 +72,7 @@ export const EventExportRequested = defineTopic(
     offset: Type.Integer({ minimum: 0 }),
     emails: Type.Array(Type.String()),
     requestedAt: Type.String({ format: 'date-time' }),
+    linkBaseUrl: LinkBaseUrlField,
   }),
 );
 
@@ -85,5 +88,6 @@ export const AnalyticsExportRequested = defineTopic(
     jobId: Type.String({ minLength: 1 }),
     spec: Type.Unknown(),
     requestedAt: Type.String({ format: 'date-time' }),
+    linkBaseUrl: LinkBaseUrlField,
   }),
 );

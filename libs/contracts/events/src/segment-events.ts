@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LinkBaseUrlField } from './link-base-url';
 import { defineTopic } from './topic';
 
 /**
@@ -33,5 +34,6 @@ export const SegmentMembershipExportRequested = defineTopic(
     propertyNames: Type.Array(Type.String()),
     email: Type.Optional(Type.String()),
     requestedAt: Type.String({ format: 'date-time' }),
+    linkBaseUrl: LinkBaseUrlField,
   }),
 );

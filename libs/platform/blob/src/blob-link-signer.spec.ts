@@ -3,9 +3,10 @@ import { MAX_LINK_TTL_SECONDS } from './link-lifetime';
 
 const SECRET = 'a-signing-secret-of-thirty-two-characters';
 const NOW_MS = Date.UTC(2026, 10, 21, 16, 0, 0);
+const BASE_URL = 'https://guidepost.example';
 
 function signerAt(nowMs: number, secret = SECRET): BlobLinkSigner {
-  return new BlobLinkSigner(secret, 'https://guidepost.example', () => nowMs);
+  return new BlobLinkSigner(secret, () => nowMs);
 }
 
 function parametersOf(url: string): { key: string; expires: string; signature: string } {
@@ -18,10 +19,10 @@ function parametersOf(url: string): { key: string; expires: string; signature: s
 }
 
 describe('signed blob links', () => {
-  const link = signerAt(NOW_MS).sign('exports/job-1.csv', 3600);
+  const link = signerAt(NOW_MS).sign('exports/job-1.csv', 3600, BASE_URL);
   const { key, expires, signature } = parametersOf(link.url);
 
-  it('point at the blob route of the public URL and say when they expire', () => {
+  it("point at the blob route of the request's public base URL and say when they expire", () => {
     expect(link.url).toMatch(/^https:\/\/guidepost\.example\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=[0-9a-f]{64}$/);
     expect(key).toBe('exports/job-1.csv');
     expect(Number(expires)).toBe(NOW_MS / 1000 + 3600);
@@ -58,13 +59,13 @@ describe('signed blob links', () => {
   });
 
   it('cannot outlive one week', () => {
-    expect(() => signerAt(NOW_MS).sign(key, MAX_LINK_TTL_SECONDS)).not.toThrow();
-    expect(() => signerAt(NOW_MS).sign(key, MAX_LINK_TTL_SECONDS + 1)).toThrow(RangeError);
-    expect(() => signerAt(NOW_MS).sign(key, 0)).toThrow(RangeError);
-    expect(() => signerAt(NOW_MS).sign(key, 1.5)).toThrow(RangeError);
+    expect(() => signerAt(NOW_MS).sign(key, MAX_LINK_TTL_SECONDS, BASE_URL)).not.toThrow();
+    expect(() => signerAt(NOW_MS).sign(key, MAX_LINK_TTL_SECONDS + 1, BASE_URL)).toThrow(RangeError);
+    expect(() => signerAt(NOW_MS).sign(key, 0, BASE_URL)).toThrow(RangeError);
+    expect(() => signerAt(NOW_MS).sign(key, 1.5, BASE_URL)).toThrow(RangeError);
   });
 
   it('are never made for an invalid key', () => {
-    expect(() => signerAt(NOW_MS).sign('../etc/passwd', 60)).toThrow('".."');
+    expect(() => signerAt(NOW_MS).sign('../etc/passwd', 60, BASE_URL)).toThrow('".."');
   });
 });

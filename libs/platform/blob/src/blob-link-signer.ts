@@ -9,23 +9,23 @@ const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 const EXPIRES_PATTERN = /^[0-9]{1,12}$/;
 
 /**
- * Signs and checks blob download links: `<publicUrl>/blobs/<key>?expires=<unix seconds>&signature=<hex>`
+ * Signs and checks blob download links: `<public base URL>/blobs/<key>?expires=<unix seconds>&signature=<hex>`
  * where the signature is HMAC-SHA256 over the key and the expiry. Whoever holds the link may download
  * the object until it expires; nobody can make a link for another key or a later expiry.
  */
 export class BlobLinkSigner {
   constructor(
     private readonly secret: string,
-    private readonly publicUrl: string,
     private readonly nowMs: () => number = Date.now,
   ) {}
 
-  sign(key: string, ttlSeconds: number): SignedBlobLink {
+  /** The base is not signed: the link is the same download wherever the client reaches the API. */
+  sign(key: string, ttlSeconds: number, publicBaseUrl: string): SignedBlobLink {
     assertValidBlobKey(key);
     assertValidLinkLifetime(ttlSeconds);
     const expires = Math.floor(this.nowMs() / 1000) + ttlSeconds;
     const query = new URLSearchParams({ expires: String(expires), signature: this.signature(key, String(expires)) });
-    return { url: `${this.publicUrl}/blobs/${key}?${query.toString()}`, expiresAt: new Date(expires * 1000).toISOString() };
+    return { url: `${publicBaseUrl}/blobs/${key}?${query.toString()}`, expiresAt: new Date(expires * 1000).toISOString() };
   }
 
   /** Checks a link's parameters as received (a repeated or missing parameter is not a string). */

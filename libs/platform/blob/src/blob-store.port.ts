@@ -27,9 +27,11 @@ export abstract class BlobStore {
   /**
    * A download link for `key` valid `ttlSeconds` (a whole number from 1 to one week, the most an S3
    * presigned URL allows; `RangeError` otherwise). Signing needs no object: the link of a missing key
-   * answers "not found".
+   * answers "not found". A link the API serves itself (the folder adapter's `/blobs/...`) starts with
+   * `publicBaseUrl`, that of the request the link is for (`@PublicBaseUrl()`); a presigned S3 link
+   * names the S3 endpoint instead.
    */
-  abstract signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink>;
+  abstract signedUrl(key: string, ttlSeconds: number, publicBaseUrl: string): Promise<SignedBlobLink>;
   /** Removes the object `key`; resolves as well when there is none (deleting twice is harmless). */
   abstract delete(key: string): Promise<void>;
   /** Removes every object under `prefix` (e.g. `exports/`) last written before `before`; resolves with how many. */

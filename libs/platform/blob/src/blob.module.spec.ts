@@ -18,7 +18,7 @@ describe('BlobModule without S3 settings', () => {
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
   async function start(env: Record<string, string>): Promise<NestFastifyApplication> {
-    const config = loadConfig({ GUIDEPOST_DATA_DIR: dataDir, GUIDEPOST_PUBLIC_URL: 'http://guidepost.test', ...env });
+    const config = loadConfig({ GUIDEPOST_DATA_DIR: dataDir, ...env });
     const moduleRef = await Test.createTestingModule({ imports: [BlobModule.forRoot(config)] }).compile();
     const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter());
     await app.init();
@@ -32,7 +32,7 @@ describe('BlobModule without S3 settings', () => {
       const store = app.get(BlobStore);
       expect(store).toBeInstanceOf(FolderBlobStore);
       await store.put('exports/acme/job-1.csv', Readable.from(['id\n1\n']), 'text/csv');
-      const link = await store.signedUrl('exports/acme/job-1.csv', 60);
+      const link = await store.signedUrl('exports/acme/job-1.csv', 60, 'http://guidepost.test');
       expect(link.url.startsWith('http://guidepost.test/blobs/exports/acme/job-1.csv?')).toBe(true);
 
       const response = await app.inject({ method: 'GET', url: link.url.replace('http://guidepost.test', '') });

@@ -65,7 +65,7 @@ function folderBlobStore(config: AppConfig): DynamicModule {
                 'or let the host generate one before it starts the blob module.',
             );
           }
-          return new BlobLinkSigner(config.blobSigningSecret, config.publicUrl);
+          return new BlobLinkSigner(config.blobSigningSecret);
         },
       },
       {

@@ -12,7 +12,7 @@ describe('FolderBlobStore', () => {
 
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'guidepost-blobs-'));
-    store = new FolderBlobStore(root, new BlobLinkSigner('a-signing-secret-of-thirty-two-characters', 'http://localhost'));
+    store = new FolderBlobStore(root, new BlobLinkSigner('a-signing-secret-of-thirty-two-characters'));
   });
 
   afterEach(() => rm(root, { recursive: true, force: true }));
@@ -94,9 +94,9 @@ describe('FolderBlobStore', () => {
   });
 
   it('signs links for its keys', async () => {
-    const link = await store.signedUrl('exports/job-1.csv', 60);
+    const link = await store.signedUrl('exports/job-1.csv', 60, 'http://localhost');
     expect(link.url).toMatch(/^http:\/\/localhost\/blobs\/exports\/job-1\.csv\?expires=\d+&signature=/);
-    await expect(store.signedUrl('exports/job-1.csv', 604_801)).rejects.toThrow(RangeError);
+    await expect(store.signedUrl('exports/job-1.csv', 604_801, 'http://localhost')).rejects.toThrow(RangeError);
   });
 
   it('deletes the objects under a prefix written before a time, and no others', async () => {

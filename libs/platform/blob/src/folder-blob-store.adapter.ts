@@ -69,9 +69,9 @@ export class FolderBlobStore extends BlobStore {
     }
   }
 
-  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
+  signedUrl(key: string, ttlSeconds: number, publicBaseUrl: string): Promise<SignedBlobLink> {
     // Signing is synchronous here; `then` turns a refused key or lifetime into a rejection, as the port promises.
-    return Promise.resolve().then(() => this.signer.sign(key, ttlSeconds));
+    return Promise.resolve().then(() => this.signer.sign(key, ttlSeconds, publicBaseUrl));
   }
 
   async delete(key: string): Promise<void> {

@@ -182,9 +182,14 @@ export class AppConfig {
    * from each request instead (`PublicBaseUrl`, platform-http); this one serves the start-up line and
    * the jobs requested before their request's base was recorded with them.
    */
-  get publicUrl(): string {
+  get defaultPublicUrl(): string {
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
     return this.explicitPublicUrl ?? `${this.tls ? 'https' : 'http'}://${host}:${this.port}`;
+  }
+
+  /** The base of a job's links: the one its request recorded, else (a job requested before bases were recorded) the default. */
+  jobLinkBaseUrl(recorded: string | undefined): string {
+    return recorded ?? this.defaultPublicUrl;
   }
 
   /** A copy with some settings replaced; used by hosts that fill in generated values (admin token, secrets). */

@@ -6,14 +6,14 @@ describe('loadConfig: HTTPS settings', () => {
     const config = loadConfig({ GUIDEPOST_TLS_CERT_FILE: 'tls/cert.pem', GUIDEPOST_TLS_KEY_FILE: 'tls/key.pem', GUIDEPOST_PORT: '8443' });
 
     expect(config.tls).toEqual({ certFile: resolve('tls/cert.pem'), keyFile: resolve('tls/key.pem'), reloadIntervalMs: 10_000 });
-    expect(config.publicUrl).toBe('https://127.0.0.1:8443');
+    expect(config.defaultPublicUrl).toBe('https://127.0.0.1:8443');
   });
 
   it('serves plain HTTP without them', () => {
     const config = loadConfig({});
 
     expect(config.tls).toBeUndefined();
-    expect(config.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(config.defaultPublicUrl).toBe('http://127.0.0.1:8080');
   });
 
   it('keeps an explicit public URL as given', () => {
@@ -23,7 +23,7 @@ describe('loadConfig: HTTPS settings', () => {
       GUIDEPOST_PUBLIC_URL: 'https://api.example.com',
     });
 
-    expect(config.publicUrl).toBe('https://api.example.com');
+    expect(config.defaultPublicUrl).toBe('https://api.example.com');
   });
 
   it.each([

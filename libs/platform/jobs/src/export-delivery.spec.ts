@@ -21,7 +21,7 @@ const linesWriter = (rows: number) => async (output: Writable) => {
   }
   return rows;
 };
-const FILE = { key: 'exports/acme/job-1.ndjson', contentType: 'application/x-ndjson' };
+const FILE = { key: 'exports/acme/job-1.ndjson', contentType: 'application/x-ndjson', linkBaseUrl: 'https://api.example.test:8443' };
 
 describe('exportBlobKey', () => {
   it('files an export under its account and job', () => {
@@ -40,11 +40,11 @@ describe('exportBlobKey', () => {
 });
 
 describe('storeExport', () => {
-  it('streams what the writer writes into the store and links it for one week', async () => {
+  it('streams what the writer writes into the store and links it for one week, on the base of the request', async () => {
     const blobs = new MemoryBlobStore();
     const artifact = await storeExport(blobs, FILE, linesWriter(50_000));
     expect(artifact).toEqual({
-      url: 'https://guidepost.test/blobs/exports/acme/job-1.ndjson?signature=s',
+      url: 'https://api.example.test:8443/blobs/exports/acme/job-1.ndjson?signature=s',
       expiresAt: '2026-01-08T00:00:00.000Z',
       rows: 50_000,
     });

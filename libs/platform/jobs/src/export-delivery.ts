@@ -38,6 +38,8 @@ function keySegment(id: string): string {
 export interface ExportFile {
   readonly key: string;
   readonly contentType: string;
+  /** The public base URL of the request that asked for the export: its download link starts there (`BlobStore.signedUrl`). */
+  readonly linkBaseUrl: string;
 }
 
 /** Streams the rows into `output` (ending it or not) and resolves with their count. */
@@ -70,7 +72,7 @@ export async function storeExport(blobs: BlobStore, file: ExportFile, write: Exp
   const storing = blobs.put(file.key, body, file.contentType).catch(abandon);
   // Rejects as soon as either side fails; Promise.all keeps the other side's later failure handled.
   const [rows] = await Promise.all([writing, storing]);
-  const link = await blobs.signedUrl(file.key, EXPORT_LINK_TTL_SECONDS);
+  const link = await blobs.signedUrl(file.key, EXPORT_LINK_TTL_SECONDS, file.linkBaseUrl);
   return { url: link.url, expiresAt: link.expiresAt, rows };
 }
 

@@ -7,8 +7,7 @@ import {
   type UserProfile,
   UserProfileUpdateSchema,
 } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, compileValidator, IdentifierParam, InboundBody } from '@guidepost/platform-http';
+import { AcceptsBody, compileValidator, IdentifierParam, InboundBody, PublicBaseUrl } from '@guidepost/platform-http';
 import { ProfileDeletionService } from '../application/profile-deletion.service';
 import { ProfilesService } from '../application/profiles.service';
 import { profilePropertiesOf } from './profile-body';
@@ -21,7 +20,6 @@ export class UserProfileController {
   constructor(
     private readonly profiles: ProfilesService,
     private readonly deletion: ProfileDeletionService,
-    private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -43,8 +41,12 @@ export class UserProfileController {
   /** 202: deletion is an offline job by contract, though it completes right away. */
   @Delete()
   @HttpCode(HttpStatus.ACCEPTED)
-  async delete(@Param('account_id') accountId: string, @Param('user_id', IdentifierParam) userId: string): Promise<AsyncAcknowledgement> {
+  async delete(
+    @Param('account_id') accountId: string,
+    @Param('user_id', IdentifierParam) userId: string,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<AsyncAcknowledgement> {
     const job = await this.deletion.deleteUserProfile(accountId, userId);
-    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
+    return asyncAcknowledgement(baseUrl, accountId, job.id);
   }
 }

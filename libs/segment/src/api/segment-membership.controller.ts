@@ -5,8 +5,7 @@ import {
   type SegmentMembershipExportRequest,
   SegmentMembershipExportRequestSchema,
 } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, IdentifierParam, InboundBody, userIdsOf, ValidBody } from '@guidepost/platform-http';
+import { AcceptsBody, IdentifierParam, InboundBody, PublicBaseUrl, userIdsOf, ValidBody } from '@guidepost/platform-http';
 import { MembershipChangeService } from '../application/membership-change.service';
 import { MembershipExportService } from '../application/membership-export.service';
 import { assertExportablePropertyNames } from '../domain/membership-export-format';
@@ -18,7 +17,6 @@ export class SegmentMembershipController {
   constructor(
     private readonly changes: MembershipChangeService,
     private readonly exports: MembershipExportService,
-    private readonly config: AppConfig,
   ) {}
 
   @Post('add_user_ids')
@@ -28,8 +26,9 @@ export class SegmentMembershipController {
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<AsyncAcknowledgement> {
-    return this.submit(accountId, segmentId, 'add', body);
+    return this.submit(accountId, segmentId, 'add', body, baseUrl);
   }
 
   @Post('remove_user_ids')
@@ -39,8 +38,9 @@ export class SegmentMembershipController {
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
     @InboundBody() body: InboundBody,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<AsyncAcknowledgement> {
-    return this.submit(accountId, segmentId, 'remove', body);
+    return this.submit(accountId, segmentId, 'remove', body, baseUrl);
   }
 
   @Post('segment_membership_export')
@@ -49,10 +49,11 @@ export class SegmentMembershipController {
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
     @ValidBody(SegmentMembershipExportRequestSchema) request: SegmentMembershipExportRequest,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<AsyncAcknowledgement> {
     assertExportablePropertyNames(request.property_names ?? []);
-    const job = await this.exports.request(accountId, segmentId, request);
-    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
+    const job = await this.exports.request(accountId, segmentId, request, baseUrl);
+    return asyncAcknowledgement(baseUrl, accountId, job.id);
   }
 
   private async submit(
@@ -60,8 +61,9 @@ export class SegmentMembershipController {
     segmentId: string,
     operation: MembershipOperation,
     body: InboundBody,
+    baseUrl: string,
   ): Promise<AsyncAcknowledgement> {
     const job = await this.changes.submit(accountId, segmentId, operation, userIdsOf(body));
-    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
+    return asyncAcknowledgement(baseUrl, accountId, job.id);
   }
 }

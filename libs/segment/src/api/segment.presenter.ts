@@ -1,13 +1,8 @@
 import type { Segment } from '@guidepost/contracts-http';
-import type { AppConfig } from '@guidepost/platform-config';
 import type { SegmentRecord } from '../domain/segment';
 
-function accountUrl(config: AppConfig, accountId: string): string {
-  return `${config.publicUrl}/v2/accounts/${encodeURIComponent(accountId)}`;
-}
-
-/** The public Segment: snake_case fields, ISO timestamps with milliseconds and `Z`, an absolute url. */
-export function presentSegment(config: AppConfig, segment: SegmentRecord): Segment {
+/** The public Segment: snake_case fields, ISO timestamps with milliseconds and `Z`, a url on the request's `baseUrl`. */
+export function presentSegment(baseUrl: string, segment: SegmentRecord): Segment {
   return {
     id: segment.id,
     name: segment.name,
@@ -16,6 +11,6 @@ export function presentSegment(config: AppConfig, segment: SegmentRecord): Segme
     updated_at: segment.updatedAt.toISOString(),
     created_by: segment.createdBy,
     updated_by: segment.updatedBy,
-    url: `${accountUrl(config, segment.accountId)}/segments/${segment.id}`,
+    url: `${baseUrl}/v2/accounts/${encodeURIComponent(segment.accountId)}/segments/${segment.id}`,
   };
 }

@@ -8,33 +8,37 @@ import {
   statusAcknowledgement,
   type StatusAcknowledgement,
 } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
-import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
+import { IdentifierParam, PublicBaseUrl, ValidBody } from '@guidepost/platform-http';
 import { SegmentsService } from '../application/segments.service';
 import { presentSegment } from './segment.presenter';
 
 @Controller('v2/accounts/:account_id/segments')
 export class SegmentsController {
-  constructor(
-    private readonly segments: SegmentsService,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly segments: SegmentsService) {}
 
   @Get()
-  async list(@Param('account_id') accountId: string): Promise<Segment[]> {
+  async list(@Param('account_id') accountId: string, @PublicBaseUrl() baseUrl: string): Promise<Segment[]> {
     const segments = await this.segments.list(accountId);
-    return segments.map((segment) => presentSegment(this.config, segment));
+    return segments.map((segment) => presentSegment(baseUrl, segment));
   }
 
   @Get(':segment_id')
-  async get(@Param('account_id') accountId: string, @Param('segment_id', IdentifierParam) segmentId: string): Promise<Segment> {
-    return presentSegment(this.config, await this.segments.get(accountId, segmentId));
+  async get(
+    @Param('account_id') accountId: string,
+    @Param('segment_id', IdentifierParam) segmentId: string,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<Segment> {
+    return presentSegment(baseUrl, await this.segments.get(accountId, segmentId));
   }
 
   /** 201 with the created segment. */
   @Post()
-  async create(@Param('account_id') accountId: string, @ValidBody(SegmentCreateSchema) fields: SegmentCreate): Promise<Segment> {
-    return presentSegment(this.config, await this.segments.create(accountId, fields));
+  async create(
+    @Param('account_id') accountId: string,
+    @ValidBody(SegmentCreateSchema) fields: SegmentCreate,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<Segment> {
+    return presentSegment(baseUrl, await this.segments.create(accountId, fields));
   }
 
   @Patch(':segment_id')
@@ -42,8 +46,9 @@ export class SegmentsController {
     @Param('account_id') accountId: string,
     @Param('segment_id', IdentifierParam) segmentId: string,
     @ValidBody(SegmentUpdateSchema) changes: SegmentUpdate,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<Segment> {
-    return presentSegment(this.config, await this.segments.update(accountId, segmentId, changes));
+    return presentSegment(baseUrl, await this.segments.update(accountId, segmentId, changes));
   }
 
   @Delete(':segment_id')

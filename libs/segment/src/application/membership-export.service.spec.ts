@@ -3,6 +3,7 @@ import { JobEventRecorded, MailRequested, type PayloadOf, type SegmentMembership
 import { JobRegistryClient, UserProfileDirectory } from '@guidepost/contracts-http';
 import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-jobs';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
+import { loadConfig } from '@guidepost/platform-config';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import type { EntityManager } from 'typeorm';
 import type { SegmentMemberRepository } from '../data-access/segment-member.repository';
@@ -50,7 +51,7 @@ function setUp(options: { segmentExists?: boolean } = {}) {
   const blobs = new MemoryBlobStore();
   const profiles = new FakeProfiles();
   const segments = { find: () => Promise.resolve(options.segmentExists === false ? null : segment) } as unknown as SegmentRepository;
-  const service = new MembershipExportService(segments, fakeMembers(), profiles, blobs, new UnusedJobs(), {} as UnitOfWork);
+  const service = new MembershipExportService(segments, fakeMembers(), profiles, blobs, new UnusedJobs(), {} as UnitOfWork, loadConfig({}));
   const emitted: Emitted[] = [];
   const tx: Transaction = {
     manager: {} as EntityManager,
@@ -64,6 +65,7 @@ function setUp(options: { segmentExists?: boolean } = {}) {
     format: 'json' as const,
     propertyNames: [],
     requestedAt,
+    linkBaseUrl: 'https://guidepost.test',
     ...overrides,
   });
   return { service, blobs, profiles, emitted, tx, request };
@@ -118,6 +120,14 @@ describe('MembershipExportService.run', () => {
     const mail = emitted.find((message) => message.topic === MailRequested.name);
     expect(mail).toMatchObject({ key: 'job-1', id: 'job-1:mail', payload: { to: ['ops@example.com'] } });
     expect((mail!.payload as { text: string }).text).toContain('https://guidepost.test/blobs/exports/acme/job-1.csv?signature=s');
+  });
+
+  it('links a request announced before link bases were recorded on the default base', async () => {
+    const { service, emitted, tx, request } = setUp();
+    await service.run(tx, request({ linkBaseUrl: undefined }));
+    expect(jobEvents(emitted)[0].attributes).toMatchObject({
+      signed_s3_url: 'http://127.0.0.1:8080/blobs/exports/acme/job-1.ndjson?signature=s',
+    });
   });
 
   it('sends no mail when no address was given', async () => {

@@ -11,6 +11,7 @@ import {
   UserProfileDirectory,
 } from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
+import { AppConfig } from '@guidepost/platform-config';
 import { exportBlobKey, reportExportCompleted, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { notFound } from '@guidepost/platform-errors';
@@ -40,9 +41,11 @@ export class MembershipExportService {
     private readonly blobs: BlobStore,
     private readonly jobs: JobRegistryClient,
     @InjectUnitOfWork(SEGMENT_SCHEMA) private readonly unitOfWork: UnitOfWork,
+    private readonly config: AppConfig,
   ) {}
 
-  async request(accountId: string, segmentId: string, request: SegmentMembershipExportRequest): Promise<CreatedJob> {
+  /** Creates the job and announces the export, whose link will start with `linkBaseUrl` (the request's). */
+  async request(accountId: string, segmentId: string, request: SegmentMembershipExportRequest, linkBaseUrl: string): Promise<CreatedJob> {
     if (!isSegmentId(segmentId)) throw notFound('Segment', segmentId);
     return JobsOfOneRequest.around(this.jobs, (jobs) =>
       this.unitOfWork.run(async (tx) => {
@@ -56,6 +59,7 @@ export class MembershipExportService {
           propertyNames: request.property_names ?? [],
           ...(request.email === undefined ? {} : { email: request.email }),
           requestedAt: new Date().toISOString(),
+          linkBaseUrl,
         };
         tx.emit(SegmentMembershipExportRequested, segmentId, payload, `${job.id}:export-requested`);
         return job;
@@ -73,7 +77,11 @@ export class MembershipExportService {
       return;
     }
     const renderer = exportRenderer(request.format, request.propertyNames);
-    const file = { key: exportBlobKey(request.accountId, request.jobId, renderer.extension), contentType: renderer.contentType };
+    const file = {
+      key: exportBlobKey(request.accountId, request.jobId, renderer.extension),
+      contentType: renderer.contentType,
+      linkBaseUrl: this.config.jobLinkBaseUrl(request.linkBaseUrl),
+    };
     const outcome = await storeExportWithRetries(this.blobs, file, (output) => this.write(request, renderer, output));
     if ('reason' in outcome) {
       emitJobEvent(tx, job, failedEvent(outcome.reason, new Date()));

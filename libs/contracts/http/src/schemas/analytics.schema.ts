@@ -227,13 +227,13 @@ export const AnalyticsExportStatusSchema = Type.Object(
 );
 export type AnalyticsExportStatus = Static<typeof AnalyticsExportStatusSchema>;
 
-/** Absolute URL of an analytics export's state under the public base URL (`AppConfig.publicUrl`). */
-export function analyticsExportUrlOf(publicUrl: string, accountId: string, jobId: string): string {
-  return `${publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/analytics/exports/${encodeURIComponent(jobId)}`;
+/** Absolute URL of an analytics export's state under the request's public base URL (`@PublicBaseUrl()`, platform-http). */
+export function analyticsExportUrlOf(baseUrl: string, accountId: string, jobId: string): string {
+  return `${baseUrl}/v2/accounts/${encodeURIComponent(accountId)}/analytics/exports/${encodeURIComponent(jobId)}`;
 }
 
-export function analyticsExportAcknowledgement(publicUrl: string, accountId: string, jobId: string): AnalyticsExportAcknowledgement {
-  return { job_id: jobId, status: 'queued', status_url: analyticsExportUrlOf(publicUrl, accountId, jobId) };
+export function analyticsExportAcknowledgement(baseUrl: string, accountId: string, jobId: string): AnalyticsExportAcknowledgement {
+  return { job_id: jobId, status: 'queued', status_url: analyticsExportUrlOf(baseUrl, accountId, jobId) };
 }
 
 /** Response headers of `POST /analytics/query`. */

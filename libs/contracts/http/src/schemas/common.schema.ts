@@ -33,14 +33,14 @@ export function statusAcknowledgement(): StatusAcknowledgement {
   return { status: 200, title: 'OK' };
 }
 
-/** Absolute URL of a job resource under the public base URL (`AppConfig.publicUrl`). */
-export function jobUrlOf(publicUrl: string, accountId: string, jobId: string): string {
-  return `${publicUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(jobId)}`;
+/** Absolute URL of a job resource under the request's public base URL (`@PublicBaseUrl()`, platform-http). */
+export function jobUrlOf(baseUrl: string, accountId: string, jobId: string): string {
+  return `${baseUrl}/v2/accounts/${encodeURIComponent(accountId)}/jobs/${encodeURIComponent(jobId)}`;
 }
 
 /** The 202 of an asynchronous operation, pointing at the job that reports its outcome. */
-export function asyncAcknowledgement(publicUrl: string, accountId: string, jobId: string): AsyncAcknowledgement {
-  return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrlOf(publicUrl, accountId, jobId) };
+export function asyncAcknowledgement(baseUrl: string, accountId: string, jobId: string): AsyncAcknowledgement {
+  return { status: 202, title: 'Accepted', job_id: jobId, job_url: jobUrlOf(baseUrl, accountId, jobId) };
 }
 
 /** How every CSV of the API, answers and export files, writes a cell that a spreadsheet would run as a formula. */

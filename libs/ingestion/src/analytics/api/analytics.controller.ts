@@ -21,8 +21,7 @@ import {
   analyticsExportAcknowledgement,
   type AnalyticsExportStatus,
 } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
-import { IdentifierParam, ValidBody } from '@guidepost/platform-http';
+import { IdentifierParam, PublicBaseUrl, ValidBody } from '@guidepost/platform-http';
 import { AnalyticsExports } from '../application/analytics-exports.service';
 import { AnalyticsQueries, type Concurrency, ConcurrencyExceeded } from '../application/analytics-queries.service';
 import { type AnalyticsRequest, type AnalyticsSpec, checkedAnalyticsRequest, syncAnalyticsSpecOf } from '../application/analytics-spec';
@@ -84,7 +83,6 @@ export class AnalyticsController {
   constructor(
     private readonly queries: AnalyticsQueries,
     private readonly exports: AnalyticsExports,
-    private readonly config: AppConfig,
   ) {}
 
   /** 200 with the rows; `X-Rows-Truncated: true` when clamped, the account's query load in the concurrency headers. */
@@ -113,9 +111,10 @@ export class AnalyticsController {
   async export(
     @Param('account_id') accountId: string,
     @ValidBody(checkedAnalyticsRequest) request: AnalyticsRequest,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<AnalyticsExportAcknowledgement> {
-    const job = await this.exports.request(accountId, request);
-    return analyticsExportAcknowledgement(this.config.publicUrl, accountId, job.id);
+    const job = await this.exports.request(accountId, request, baseUrl);
+    return analyticsExportAcknowledgement(baseUrl, accountId, job.id);
   }
 
   @Get('exports/:job_id')
@@ -123,8 +122,9 @@ export class AnalyticsController {
   async exportStatus(
     @Param('account_id') accountId: string,
     @Param('job_id', IdentifierParam) jobId: string,
+    @PublicBaseUrl() baseUrl: string,
   ): Promise<AnalyticsExportStatus> {
-    return this.exports.status(accountId, jobId);
+    return this.exports.status(accountId, jobId, baseUrl);
   }
 }
 

@@ -8,6 +8,7 @@ import { AnalyticsExports } from './analytics-exports.service';
 import type { AnalyticsStore } from './analytics-store.port';
 
 const STARTED_AT = new Date('2026-11-27T10:00:00.000Z');
+const BASE_URL = 'https://api.example.test:8443';
 
 /** The exports service over a job in `status` whose last event holds `attributes`; links signed for as long as asked. */
 function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, name: string = JobName.ExportAnalytics) {
@@ -17,9 +18,9 @@ function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, 
       Promise.resolve({ job: { id: jobId, accountId, name, startedAt: STARTED_AT, status }, events: [{ attributes }] }),
   } as unknown as JobRegistry;
   const blobs = {
-    signedUrl: (key: string, ttlSeconds: number) => {
+    signedUrl: (key: string, ttlSeconds: number, baseUrl: string) => {
       signed.push({ key, ttlSeconds });
-      return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?n=${signed.length}`, expiresAt: '2026-11-27T11:00:00.000Z' });
+      return Promise.resolve({ url: `${baseUrl}/blobs/${key}?n=${signed.length}`, expiresAt: '2026-11-27T11:00:00.000Z' });
     },
   } as unknown as BlobStore;
   const service = new AnalyticsExports({} as AnalyticsStore, blobs, jobs, {} as UnitOfWork, {} as AppConfig);
@@ -29,22 +30,24 @@ function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, 
 describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () => {
   it('tells a job in progress as running', async () => {
     const { service } = exportsOf('IN_PROGRESS');
-    expect(await service.status('acme', 'j1')).toEqual({ job_id: 'j1', status: 'running', started_at: STARTED_AT.toISOString() });
+    expect(await service.status('acme', 'j1', BASE_URL)).toEqual({ job_id: 'j1', status: 'running', started_at: STARTED_AT.toISOString() });
   });
 
-  it('tells a completed job as done, with a link to its result signed afresh for an hour on each call', async () => {
+  it('tells a completed job as done, with a link to its result on the base of the request, signed afresh for an hour on each call', async () => {
     const { service, signed } = exportsOf('COMPLETED', { rows: 42, truncated: false, signed_s3_url: 'https://week-long.test/link' });
-    const first = await service.status('acme', 'j1');
+    const first = await service.status('acme', 'j1', BASE_URL);
     expect(first).toEqual({
       job_id: 'j1',
       status: 'done',
       started_at: STARTED_AT.toISOString(),
-      download_url: 'https://guidepost.test/blobs/exports/acme/j1.json?n=1',
+      download_url: 'https://api.example.test:8443/blobs/exports/acme/j1.json?n=1',
       expires_at: '2026-11-27T11:00:00.000Z',
       rows: 42,
       truncated: false,
     });
-    expect((await service.status('acme', 'j1')).download_url).toBe('https://guidepost.test/blobs/exports/acme/j1.json?n=2');
+    expect((await service.status('acme', 'j1', BASE_URL)).download_url).toBe(
+      'https://api.example.test:8443/blobs/exports/acme/j1.json?n=2',
+    );
     expect(signed).toEqual([
       { key: 'exports/acme/j1.json', ttlSeconds: ANALYTICS_DOWNLOAD_LINK_SECONDS },
       { key: 'exports/acme/j1.json', ttlSeconds: ANALYTICS_DOWNLOAD_LINK_SECONDS },
@@ -53,7 +56,7 @@ describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () 
 
   it('tells a failed job as failed, with its reason as failure_reason', async () => {
     const { service } = exportsOf('FAILED', { reason: 'query: needs more than the memory budget' });
-    expect(await service.status('acme', 'j1')).toEqual({
+    expect(await service.status('acme', 'j1', BASE_URL)).toEqual({
       job_id: 'j1',
       status: 'failed',
       started_at: STARTED_AT.toISOString(),
@@ -63,7 +66,7 @@ describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () 
 
   it('answers 404 for a job of the account that is not an analytics export', async () => {
     const { service } = exportsOf('COMPLETED', {}, JobName.ExportEvents);
-    await expect(service.status('acme', 'j1')).rejects.toThrow(DomainError);
-    await expect(service.status('acme', 'j1')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(service.status('acme', 'j1', BASE_URL)).rejects.toThrow(DomainError);
+    await expect(service.status('acme', 'j1', BASE_URL)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

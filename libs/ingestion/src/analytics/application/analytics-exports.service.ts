@@ -41,11 +41,11 @@ export class AnalyticsExports {
     return this.jobs.bulkJobSlots(accountId);
   }
 
-  /** Checks the spec (conditions included), then creates the job and announces the export. */
-  async request(accountId: string, request: AnalyticsRequest): Promise<CreatedJob> {
+  /** Checks the spec (conditions included), then creates the job and announces the export, to be linked on `linkBaseUrl`. */
+  async request(accountId: string, request: AnalyticsRequest, linkBaseUrl: string): Promise<CreatedJob> {
     return this.unitOfWork.run(async (tx) => {
       const job = await this.jobs.createJob({ accountId, name: JobName.ExportAnalytics }, tx);
-      const payload = { accountId, jobId: job.id, spec: request, requestedAt: new Date().toISOString() };
+      const payload = { accountId, jobId: job.id, spec: request, requestedAt: new Date().toISOString(), linkBaseUrl };
       tx.emit(AnalyticsExportRequested, job.id, payload, `${job.id}:analytics-export-requested`);
       return job;
     });
@@ -54,7 +54,11 @@ export class AnalyticsExports {
   /** Writes the result file (no transaction held meanwhile) and returns how to report the outcome. */
   async write(request: AnalyticsExportPayload): Promise<AnalyticsExportReport> {
     const job = { jobId: request.jobId, accountId: request.accountId };
-    const file = { key: exportBlobKey(request.accountId, request.jobId, RESULT_FILE.extension), contentType: RESULT_FILE.contentType };
+    const file = {
+      key: exportBlobKey(request.accountId, request.jobId, RESULT_FILE.extension),
+      contentType: RESULT_FILE.contentType,
+      linkBaseUrl: this.config.jobLinkBaseUrl(request.linkBaseUrl),
+    };
     let truncated = false;
     const outcome = await storeExportWithRetries(this.blobs, file, async (output) => {
       const written = await this.writeRows(request, output);
@@ -75,9 +79,10 @@ export class AnalyticsExports {
   /**
    * The export's state; 404 for a job that is not an analytics export of the account. A finished
    * export's `download_url` is signed afresh on each call, for an hour: a client whose link expired
-   * polls again (the job's `Completed` event keeps the link of a week that `/jobs` shows).
+   * polls again (the job's `Completed` event keeps the link of a week that `/jobs` shows). The link
+   * starts with `baseUrl`, the polling request's.
    */
-  async status(accountId: string, jobId: string): Promise<AnalyticsExportStatus> {
+  async status(accountId: string, jobId: string, baseUrl: string): Promise<AnalyticsExportStatus> {
     const { job, events } = await this.jobs.jobWithEvents(accountId, jobId);
     if (job.name !== JobName.ExportAnalytics) throw notFound('Analytics export', jobId);
     const started_at = job.startedAt.toISOString();
@@ -89,7 +94,11 @@ export class AnalyticsExports {
       case 'FAILED':
         return { job_id: job.id, status: 'failed', started_at, failure_reason: outcome.reason ?? 'The export failed' };
       case 'COMPLETED': {
-        const link = await this.blobs.signedUrl(exportBlobKey(accountId, jobId, RESULT_FILE.extension), ANALYTICS_DOWNLOAD_LINK_SECONDS);
+        const link = await this.blobs.signedUrl(
+          exportBlobKey(accountId, jobId, RESULT_FILE.extension),
+          ANALYTICS_DOWNLOAD_LINK_SECONDS,
+          baseUrl,
+        );
         return {
           job_id: job.id,
           status: 'done',

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EventExportRequested, type JobEventDraft, type RecordedEvent } from '@guidepost/contracts-events';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
+import { loadConfig } from '@guidepost/platform-config';
 import { InProcessBus, type OutgoingMessage } from '@guidepost/platform-bus';
 import { migrateClickHouse } from '@guidepost/platform-clickhouse';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
@@ -107,7 +108,7 @@ function wire(events: ClickHouseEventStore) {
     runOnce: <R>(_group: string, _id: string, work: (tx: Transaction) => Promise<R>) => work(tx),
   } as unknown as UnitOfWork;
   const jobMetrics = new JobMetrics(new MetricsRegistry(), {} as JobRepository);
-  const service = new EventExportService(events, new MemoryBlobStore(), {} as JobRegistry, unitOfWork, jobMetrics);
+  const service = new EventExportService(events, new MemoryBlobStore(), {} as JobRegistry, unitOfWork, jobMetrics, loadConfig({}));
   const bus = new InProcessBus();
   new EventExportConsumer(bus, service, unitOfWork).onModuleInit();
   return { bus, reported };

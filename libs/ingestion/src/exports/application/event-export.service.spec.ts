@@ -4,6 +4,7 @@ import { type BusMessage, JobEventRecorded, MailRequested, type Topic } from '@g
 import type { CreatedJob, Event } from '@guidepost/contracts-http';
 import { EXPORT_ATTEMPTS, EXPORT_LINK_TTL_SECONDS } from '@guidepost/platform-jobs';
 import { MemoryBlobStore } from '@guidepost/platform-blob/testing';
+import { loadConfig } from '@guidepost/platform-config';
 import type { Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { DomainError } from '@guidepost/platform-errors';
 import { MetricsRegistry } from '@guidepost/platform-observability';
@@ -84,7 +85,7 @@ function setUp(rows = 3) {
   const metrics = new MetricsRegistry();
   const jobMetrics = new JobMetrics(metrics, {} as JobRepository);
   return {
-    service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork, jobMetrics),
+    service: new EventExportService(events, blobs, jobs as unknown as JobRegistry, unitOfWork, jobMetrics, loadConfig({})),
     events,
     blobs,
     jobs,
@@ -106,15 +107,16 @@ const requested = (overrides: Partial<ExportRequestedPayload> = {}): ExportReque
   offset: 5,
   emails: [],
   requestedAt: new Date(Date.now() - 1_000).toISOString(),
+  linkBaseUrl: 'https://guidepost.test',
   ...overrides,
 });
 
 const validRequest: ExportRequestFields = { format: 'csv', conditions: [], start_time: '2024-03-01T00:00:00Z', email: 'ops@example.com' };
 
 describe('EventExportService.request', () => {
-  it('creates the job and announces the resolved request under a deterministic id, in one transaction', async () => {
+  it('creates the job and announces the resolved request and its link base under a deterministic id, in one transaction', async () => {
     const { service, emitted, jobs, tx } = setUp();
-    const job = await service.request('acme', validRequest);
+    const job = await service.request('acme', validRequest, 'https://api.example.test:8443');
     expect(job.id).toBe('job-1');
     expect(jobs.transactions).toEqual([tx]);
     expect(emitted).toEqual([
@@ -129,6 +131,7 @@ describe('EventExportService.request', () => {
           startTime: '2024-03-01T00:00:00.000Z',
           emails: ['ops@example.com'],
           requestedAt: expect.any(String),
+          linkBaseUrl: 'https://api.example.test:8443',
         }),
       },
     ]);
@@ -148,7 +151,7 @@ describe('EventExportService.request', () => {
     ['an end before the start', { end_time: '2024-02-01T00:00:00Z' }, /^end_time: /],
   ])('refuses %s before creating anything', async (_case, overrides, detail) => {
     const { service, jobs, emitted } = setUp();
-    const refused = service.request('acme', { ...validRequest, ...overrides });
+    const refused = service.request('acme', { ...validRequest, ...overrides }, 'https://guidepost.test');
     await expect(refused).rejects.toBeInstanceOf(DomainError);
     await expect(refused).rejects.toThrow(detail);
     expect(jobs.created).toBe(0);
@@ -213,6 +216,14 @@ describe('EventExportService.write', () => {
     });
     expect((completed.payload as { attributes: { runtime_ms: number } }).attributes.runtime_ms).toBeGreaterThanOrEqual(1_000);
     expect(mail).toMatchObject({ topic: MailRequested.name, id: 'job-1:mail', payload: { to: ['a@example.com', 'b@example.com'] } });
+  });
+
+  it('links a request announced before link bases were recorded on the default base', async () => {
+    const { service, tx, emitted } = setUp(1);
+    (await service.write(requested({ format: 'csv', linkBaseUrl: undefined })))(tx);
+    expect(emitted[0]).toMatchObject({
+      payload: { attributes: { signed_s3_url: 'http://127.0.0.1:8080/blobs/exports/acme/job-1.csv?signature=s' } },
+    });
   });
 
   it('sends no mail when no address was given', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventExportRequested } from '@guidepost/contracts-events';
 import { type CreatedJob, type ExportCondition, JobName } from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
+import { AppConfig } from '@guidepost/platform-config';
 import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-jobs';
 import { InjectUnitOfWork, type Transaction, UnitOfWork } from '@guidepost/platform-database';
 import { INGESTION_SCHEMA } from '../../ingestion-schema';
@@ -28,16 +29,17 @@ export class EventExportService {
     private readonly jobs: JobRegistry,
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
     private readonly jobMetrics: JobMetrics,
+    private readonly config: AppConfig,
   ) {}
 
-  /** Checks the conditions and the range, then creates the job and announces the export. */
-  async request(accountId: string, request: ExportRequestFields): Promise<CreatedJob> {
+  /** Checks the conditions and the range, then creates the job and announces the export, to be linked on `linkBaseUrl`. */
+  async request(accountId: string, request: ExportRequestFields, linkBaseUrl: string): Promise<CreatedJob> {
     // Both throw a 400 naming the condition or field at fault; nothing is created before they pass.
     compileExportConditions(request.conditions);
     const resolved = resolveExportRequest(request);
     return this.unitOfWork.run(async (tx) => {
       const job = await this.jobs.createJob({ accountId, name: JobName.ExportEvents }, tx);
-      const payload = { accountId, jobId: job.id, ...resolved, requestedAt: new Date().toISOString() };
+      const payload = { accountId, jobId: job.id, ...resolved, requestedAt: new Date().toISOString(), linkBaseUrl };
       tx.emit(EventExportRequested, job.id, payload, `${job.id}:export-requested`);
       return job;
     });
@@ -51,7 +53,11 @@ export class EventExportService {
   async write(request: ExportRequestedPayload): Promise<ExportReport> {
     const job = { jobId: request.jobId, accountId: request.accountId };
     const type = EXPORT_FILE_TYPES[request.format];
-    const file = { key: exportBlobKey(request.accountId, request.jobId, type.extension), contentType: type.contentType };
+    const file = {
+      key: exportBlobKey(request.accountId, request.jobId, type.extension),
+      contentType: type.contentType,
+      linkBaseUrl: this.config.jobLinkBaseUrl(request.linkBaseUrl),
+    };
     const query = exportQueryOf(request);
     const outcome = await storeExportWithRetries(this.blobs, file, (output) => this.events.export(query, output));
     const finishedAt = new Date();

@@ -11,7 +11,7 @@ export type ExportRequestedPayload = PayloadOf<typeof EventExportRequested>;
 /** A request whose fields are valid; its conditions are checked by `compileExportConditions`. */
 export type ExportRequestFields = Omit<EventExportRequest, 'conditions'> & { readonly conditions: unknown[] };
 /** What the request asks for; the announcement adds the account, the job and the time of the request. */
-export type ResolvedExportRequest = Omit<ExportRequestedPayload, 'accountId' | 'jobId' | 'requestedAt'>;
+export type ResolvedExportRequest = Omit<ExportRequestedPayload, 'accountId' | 'jobId' | 'requestedAt' | 'linkBaseUrl'>;
 
 const instant = Type.Union([Type.String(), Type.Integer({ minimum: 0 })]);
 const textOrNumber = Type.Union([Type.String(), Type.Number()]);

@@ -1,8 +1,7 @@
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ImportKind } from '@guidepost/contracts-events';
 import { asyncAcknowledgement, type AsyncAcknowledgement } from '@guidepost/contracts-http';
-import { AppConfig } from '@guidepost/platform-config';
-import { AcceptsBody, InboundBody } from '@guidepost/platform-http';
+import { AcceptsBody, InboundBody, PublicBaseUrl } from '@guidepost/platform-http';
 import { ImportStaging } from '../application/import-staging.service';
 
 /**
@@ -11,34 +10,43 @@ import { ImportStaging } from '../application/import-staging.service';
  */
 @Controller('v2/accounts/:account_id/import')
 export class ImportsController {
-  constructor(
-    private readonly staging: ImportStaging,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly staging: ImportStaging) {}
 
   @Post('profiles')
   @HttpCode(HttpStatus.ACCEPTED)
   @AcceptsBody('ndjson', 'csv', 'file')
-  profiles(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
-    return this.stage(accountId, ImportKind.Profiles, body);
+  profiles(
+    @Param('account_id') accountId: string,
+    @InboundBody() body: InboundBody,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<AsyncAcknowledgement> {
+    return this.stage(accountId, ImportKind.Profiles, body, baseUrl);
   }
 
   @Post('groups')
   @HttpCode(HttpStatus.ACCEPTED)
   @AcceptsBody('ndjson', 'csv', 'file')
-  groups(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
-    return this.stage(accountId, ImportKind.Groups, body);
+  groups(
+    @Param('account_id') accountId: string,
+    @InboundBody() body: InboundBody,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<AsyncAcknowledgement> {
+    return this.stage(accountId, ImportKind.Groups, body, baseUrl);
   }
 
   @Post('events')
   @HttpCode(HttpStatus.ACCEPTED)
   @AcceptsBody('ndjson', 'csv', 'file')
-  events(@Param('account_id') accountId: string, @InboundBody() body: InboundBody): Promise<AsyncAcknowledgement> {
-    return this.stage(accountId, ImportKind.Events, body);
+  events(
+    @Param('account_id') accountId: string,
+    @InboundBody() body: InboundBody,
+    @PublicBaseUrl() baseUrl: string,
+  ): Promise<AsyncAcknowledgement> {
+    return this.stage(accountId, ImportKind.Events, body, baseUrl);
   }
 
-  private async stage(accountId: string, kind: ImportKind, body: InboundBody): Promise<AsyncAcknowledgement> {
-    const job = await this.staging.stage(accountId, kind, body);
-    return asyncAcknowledgement(this.config.publicUrl, accountId, job.id);
+  private async stage(accountId: string, kind: ImportKind, body: InboundBody, baseUrl: string): Promise<AsyncAcknowledgement> {
+    const job = await this.staging.stage(accountId, kind, body, baseUrl);
+    return asyncAcknowledgement(baseUrl, accountId, job.id);
   }
 }

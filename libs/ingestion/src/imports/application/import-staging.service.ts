@@ -36,7 +36,8 @@ export class ImportStaging {
     @InjectUnitOfWork(INGESTION_SCHEMA) private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async stage(accountId: string, kind: ImportKind, body: InboundBody): Promise<CreatedJob> {
+  /** Stages the upload as a job whose links (its failures) start with `linkBaseUrl`, the request's. */
+  async stage(accountId: string, kind: ImportKind, body: InboundBody, linkBaseUrl: string): Promise<CreatedJob> {
     if (body.kind !== 'records') {
       throw new DomainError('invalid_request', 'body: is required (send the rows as application/ndjson, text/csv or an uploaded file)');
     }
@@ -48,7 +49,7 @@ export class ImportStaging {
     try {
       return await this.unitOfWork.run(async (tx) => {
         const job = await this.jobs.createJob({ accountId, name: IMPORT_JOB_NAMES[kind] }, tx);
-        const payload = { accountId, jobId: job.id, kind, format: body.format, blobKey, bytes, stagedAt: job.startedAt };
+        const payload = { accountId, jobId: job.id, kind, format: body.format, blobKey, bytes, stagedAt: job.startedAt, linkBaseUrl };
         tx.emit(ImportStaged, job.id, payload, `${job.id}:staged`);
         return job;
       });

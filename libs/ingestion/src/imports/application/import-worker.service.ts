@@ -151,7 +151,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       staged,
       stagedAt: new Date(staged.stagedAt),
       tally: new ImportTally(staged.bytes),
-      failuresUrl: `${jobUrlOf(this.config.publicUrl, staged.accountId, staged.jobId)}/failures`,
+      failuresUrl: `${jobUrlOf(this.config.jobLinkBaseUrl(staged.linkBaseUrl), staged.accountId, staged.jobId)}/failures`,
       messageIds: [],
     };
   }

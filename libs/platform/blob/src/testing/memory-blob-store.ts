@@ -40,9 +40,9 @@ export class MemoryBlobStore extends BlobStore {
     return Promise.resolve(undefined);
   }
 
-  signedUrl(key: string, ttlSeconds: number): Promise<SignedBlobLink> {
+  signedUrl(key: string, ttlSeconds: number, publicBaseUrl: string): Promise<SignedBlobLink> {
     this.ttls.push(ttlSeconds);
-    return Promise.resolve({ url: `https://guidepost.test/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
+    return Promise.resolve({ url: `${publicBaseUrl}/blobs/${key}?signature=s`, expiresAt: '2026-01-08T00:00:00.000Z' });
   }
 
   delete(key: string): Promise<void> {
