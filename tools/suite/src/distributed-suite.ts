@@ -172,7 +172,6 @@ async function sharedEnvironment(options: SuiteOptions, adminToken: string, port
     GUIDEPOST_LOG_LEVEL: options.logLevel ?? 'info',
     GUIDEPOST_ADMIN_TOKEN: adminToken,
     GUIDEPOST_INTERNAL_TOKEN: randomBytes(32).toString('hex'),
-    GUIDEPOST_PUBLIC_URL: serviceUrl('gateway'),
     GUIDEPOST_MIGRATE_ON_START: 'false',
     GUIDEPOST_DATABASE_URL: await ensurePostgresDatabase(infra.databaseUrl, data.database),
     GUIDEPOST_CLICKHOUSE_URL: await ensureClickHouseDatabase(infra.clickhouseUrl, data.database),
