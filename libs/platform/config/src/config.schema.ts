@@ -84,7 +84,7 @@ export const EnvironmentSchema = Type.Object({
       "Proxies in front of the gateway (or the standalone server) that append the client's address to `X-Forwarded-For`, such as an Ingress controller (the Helm chart sets 1). Repeated failed authentication is throttled per client address: 0 takes the peer's address, n the address the n-th proxy appended, counted from the right (what a client writes itself further left is never trusted). Too low counts every client behind the proxy as one address; too high lets a client choose its own",
   }),
   GUIDEPOST_TRUSTED_PROXIES: Type.String({
-    pattern: '^\\s*[0-9A-Fa-f.:/]+\\s*(,\\s*[0-9A-Fa-f.:/]+\\s*)*$',
+    pattern: '^[0-9A-Fa-f.:/, ]+$',
     default: '127.0.0.1,::1',
     description:
       'IP addresses and CIDR blocks (e.g. `10.0.0.0/8,fd00::/8`), separated by commas, of the proxies whose `X-Forwarded-Host` and `X-Forwarded-Proto` say where a request was sent, for the links derived from requests when GUIDEPOST_PUBLIC_URL is unset; from any other peer these headers are ignored, so a client cannot point the links it is given elsewhere. Loopback only by default',
