@@ -576,8 +576,10 @@ describe('IdempotentRequests, with answers streamed from a service (the distribu
   it('answers a retry while the service still works on the first with a 409', async () => {
     const release = latch();
     hold = release.promise;
+    const ranBefore = runs;
     const first = send(base, { path: '/v2/accounts/acme/export/events', key: 'p-export', json: { format: 'json' } });
-    await until(() => store.state('acme', 'p-export') === 'running');
+    // The key is running as soon as the gateway holds it, a moment before the service has the request.
+    await until(() => store.state('acme', 'p-export') === 'running' && runs === ranBefore + 1);
     const before = runs;
     const concurrent = await send(base, { path: '/v2/accounts/acme/export/events', key: 'p-export', json: { format: 'json' } });
     expect(concurrent.status).toBe(409);
