@@ -257,6 +257,40 @@ describe('POST /analytics/query: specs as the official clients write them', () =
     expect(rows.map(({ event, events }) => ({ event, events }))).toEqual(topEvents().map(({ event, events }) => ({ event, events })));
   });
 
+  it('answers the metrics-by-day reference spec with every day of the window, 0 where none has events', async () => {
+    // appcues/skills skills/analytics-query/references/metrics-by-day.json over this file's days and the two after them.
+    const rows = await expectJson<Json[]>(
+      await query({ metrics: ['users', 'events'], dimensions: ['day'], start_time: '2025-10-01', end_time: '2025-10-05', timezone: 'UTC' }),
+      200,
+    );
+    const inDays = EVENTS.filter((event) => event.timestamp >= '2025-10-01' && event.timestamp < '2025-10-06');
+    const active = expectedRows(inDays, (event) => ({ day: event.timestamp.slice(0, 10) }));
+    const days = ['2025-10-01', '2025-10-02', '2025-10-03', '2025-10-04', '2025-10-05'];
+    expect(rows).toEqual(
+      days.map((day) => {
+        const counts = active.find((row) => row['day'] === day);
+        return { day, users: counts?.['users'] ?? 0, events: counts?.['events'] ?? 0 };
+      }),
+    );
+    expect(rows.at(-1)).toEqual({ day: '2025-10-05', users: 0, events: 0 });
+  });
+
+  it('keeps with rank_n the daily series of the most frequent events only', async () => {
+    const rows = await rowsOf({ metrics: ['events'], dimensions: ['day', 'name'], rank_n: { n: 2, direction: 'top', dimension: 'name' } });
+    const topTwo = topEvents()
+      .slice(0, 2)
+      .map(({ event }) => event);
+    // Every day of the window for each of the two, 0 on a day without it.
+    const expected = topTwo.flatMap((name) =>
+      ['2025-10-01', '2025-10-02', '2025-10-03'].map((day) => ({
+        day,
+        name,
+        events: IN_WINDOW.filter((event) => event.name === name && event.timestamp.startsWith(day)).length,
+      })),
+    );
+    expect(byKey(rows)).toEqual(byKey(expected));
+  });
+
   it('pages with offset through the sorted rows', async () => {
     const page = await rowsOf({ metrics: ['events'], dimensions: ['event'], order_by: [['events', 'desc']], limit: 2, offset: 2 });
     expect(page).toEqual(

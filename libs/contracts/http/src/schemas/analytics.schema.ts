@@ -113,6 +113,8 @@ export const AnalyticsQuerySchema = Type.Object(
           Object.entries(ANALYTICS_TIME_BUCKETS)
             .map(([bucket, meaning]) => `\`${bucket}\` ${meaning}`)
             .join(', ') +
+          '; every bucket of the window is answered, a bucket without events with 0 for each metric (with other dimensions, ' +
+          'each combination of their values that has events gets every bucket; with two time buckets, none is filled)' +
           `. Attribute fields read the first of these attribute keys an event has: ${attributeFieldKeys}.`,
       }),
     ),
@@ -163,6 +165,30 @@ export const AnalyticsQuerySchema = Type.Object(
       }),
     ),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows of the sorted result to skip before the first one answered' })),
+    rank_n: Type.Optional(
+      Type.Object(
+        {
+          n: Type.Integer({ minimum: 1, description: 'How many values to keep' }),
+          direction: Type.Optional(
+            Type.Union([Type.Literal('top'), Type.Literal('bottom')], {
+              default: 'top',
+              description: '`top`: the values with the largest totals; `bottom`: the smallest',
+            }),
+          ),
+          dimension: Type.String({
+            minLength: 1,
+            description: 'The dimension whose values are ranked (`name` in the real API; here any dimension of the spec but a time bucket)',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "With `metrics`: keep only the `n` values of `dimension` whose total of the first metric over the whole window (the spec's " +
+            'conditions applied) is largest (`top`) or smallest (`bottom`), ties broken by the value in ascending order, then answer ' +
+            'every row of those values: with a time bucket, their whole zero-filled series',
+        },
+      ),
+    ),
     account_id: Type.Optional(Type.Unknown({ description: "Ignored: the account is the path's, and the credentials'" })),
   },
   {
@@ -258,6 +284,16 @@ export const ANALYTICS_QUERY_EXAMPLES = {
   dailyActiveUsers: {
     summary: 'Daily active users',
     value: { metrics: ['users'], dimensions: ['day'], start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-08T00:00:00Z' },
+  },
+  topEventsByDay: {
+    summary: 'The daily series of the five most frequent events (rank_n), each day answered',
+    value: {
+      metrics: ['events'],
+      dimensions: ['day', 'name'],
+      rank_n: { n: 5, direction: 'top', dimension: 'name' },
+      start_time: '2026-11-01',
+      end_time: '2026-11-30',
+    },
   },
   topEvents: {
     summary: 'Top 10 events by count',

@@ -102,6 +102,25 @@ describe('analyticsSpecOf', () => {
     expect(() => analyticsSpecOf({ metrics: ['events'], start_time: '2026-01-01', end_time: '2026-05-27' })).not.toThrow();
   });
 
+  it('counts a window of whole days across the end of daylight saving time as those days', () => {
+    // 2026-11-01 has 25 hours in New York: the window is 90 days and an hour long.
+    const ninetyDays = { metrics: ['events'], start_time: '2026-08-27', end_time: '2026-11-24', timezone: 'America/New_York' };
+    expect(() => syncAnalyticsSpecOf(ninetyDays)).not.toThrow();
+    expect(detailOf({ ...ninetyDays, end_time: '2026-11-25' }, syncAnalyticsSpecOf)).toMatch(/^end_time: time range of 91 days/);
+  });
+
+  it('resolves rank_n over a dimension of the spec, top by default, name and event being one', () => {
+    const spec = analyticsSpecOf({ ...WINDOW, metrics: ['users'], dimensions: ['day', 'event'], rank_n: { n: 5, dimension: 'name' } });
+    expect(spec).toMatchObject({ shape: 'aggregate', rank: { n: 5, top: true, dimension: { name: 'event' } } });
+    const bottom = analyticsSpecOf({
+      ...WINDOW,
+      metrics: ['events'],
+      dimensions: ['flow_id'],
+      rank_n: { n: 2, direction: 'bottom', dimension: 'flow_id' },
+    });
+    expect(bottom).toMatchObject({ rank: { n: 2, top: false, dimension: { name: 'flow_id' } } });
+  });
+
   it('resolves a raw spec with columns', () => {
     const spec = analyticsSpecOf({ ...WINDOW, columns: ['timestamp', 'attributes', 'attributes.a.b'], limit: 5 });
     expect(spec).toMatchObject({
@@ -142,6 +161,18 @@ describe('analyticsSpecOf', () => {
     [{ metrics: ['events'], offset: -1 }, /^offset/],
     [{ metrics: ['events'], end_time: 1_700_000_000_000 }, /end_time/],
     [{ metrics: ['events'], limit: 0 }, /^limit/],
+    [
+      { metrics: ['events'], dimensions: ['day'], rank_n: { n: 3, direction: 'top', dimension: 'name' } },
+      /^rank_n\.dimension: "name" is not a dimension of the spec; rank one of its dimensions/,
+    ],
+    [
+      { metrics: ['events'], dimensions: ['day', 'flow_id'], rank_n: { n: 3, dimension: 'name' } },
+      /^rank_n\.dimension: "name" is not a dimension of the spec; rank one of "flow_id"$/,
+    ],
+    [{ metrics: ['events'], dimensions: ['day'], rank_n: { n: 3, dimension: 'day' } }, /^rank_n\.dimension: "day" is a time bucket/],
+    [{ metrics: ['events'], dimensions: ['name'], rank_n: { n: 0, dimension: 'name' } }, /^rank_n\.n/],
+    [{ metrics: ['events'], dimensions: ['name'], rank_n: { n: 1, direction: 'up', dimension: 'name' } }, /^rank_n\.direction/],
+    [{ columns: ['name'], rank_n: { n: 1, dimension: 'name' } }, /^rank_n: /],
   ])('refuses %j naming the field', (body, detail) => {
     expect(detailOf({ ...WINDOW, ...body })).toMatch(detail);
   });

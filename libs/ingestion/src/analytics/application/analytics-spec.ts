@@ -59,8 +59,21 @@ export interface SortKey {
   readonly descending: boolean;
 }
 
+/** `rank_n`: only the `n` values of one dimension with the largest (`top`) or smallest totals of the first metric. */
+export interface RankFilter {
+  /** The ranked dimension, one of the spec's. */
+  readonly dimension: OutputField;
+  readonly n: number;
+  readonly top: boolean;
+}
+
 export type AnalyticsSpec =
-  | (Selection & { readonly shape: 'aggregate'; readonly metrics: readonly AnalyticsMetric[]; readonly dimensions: readonly OutputField[] })
+  | (Selection & {
+      readonly shape: 'aggregate';
+      readonly metrics: readonly AnalyticsMetric[];
+      readonly dimensions: readonly OutputField[];
+      readonly rank: RankFilter | undefined;
+    })
   | (Selection & { readonly shape: 'raw'; readonly columns: readonly OutputField[] });
 
 const names = Type.Array(Type.String());
@@ -94,6 +107,8 @@ const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ATTRIBUTE_FI
 const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ANALYTICS_EXTRA_COLUMNS, ...ATTRIBUTE_FIELDS];
 const CONDITION_FIELDS = [...EVENT_COLUMN_FIELDS, ...ATTRIBUTE_FIELDS];
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The most a zone's clocks move back at once when daylight saving time ends. */
+const DAYLIGHT_SAVING_SHIFT_MS = 60 * 60 * 1000;
 
 /**
  * A query body, validated and resolved: exactly one of `metrics` and `columns`, known names each
@@ -111,7 +126,8 @@ export function analyticsSpecOf(body: unknown): AnalyticsSpec {
  */
 export function syncAnalyticsSpecOf(body: unknown): AnalyticsSpec {
   const spec = analyticsSpecOf(body);
-  const days = Math.ceil((spec.endTime.getTime() - spec.startTime.getTime()) / DAY_MS);
+  // Whole days of a zone that leaves daylight saving time in the window last an hour longer than the days they are.
+  const days = Math.ceil((spec.endTime.getTime() - spec.startTime.getTime() - DAYLIGHT_SAVING_SHIFT_MS) / DAY_MS);
   if (days > ANALYTICS_SYNC_MAX_DAYS) {
     throw invalid(
       'end_time',
@@ -181,6 +197,7 @@ function specOf(request: AnalyticsRequest): AnalyticsSpec {
   }
   if (request.columns !== undefined) {
     if (request.dimensions !== undefined) throw invalid('dimensions', 'dimensions group metrics; raw rows (columns) take none');
+    if (request.rank_n !== undefined) throw invalid('rank_n', 'ranks dimension values by a metric; raw rows (columns) take none');
     const columns = fieldsOf(request.columns, 'columns', COLUMN_NAMES);
     return { ...selection, shape: 'raw', columns, orderBy: sortKeysOf(request.order_by, namesOf(columns)) };
   }
@@ -194,7 +211,28 @@ function specOf(request: AnalyticsRequest): AnalyticsSpec {
     metrics,
     dimensions,
     orderBy: sortKeysOf(request.order_by, [...namesOf(dimensions), ...metrics]),
+    rank: request.rank_n && rankFilterOf(request.rank_n, dimensions),
   };
+}
+
+/** `rank_n` over one of the spec's dimensions (`name` and `event` are one), never a time bucket. */
+function rankFilterOf(rankN: NonNullable<AnalyticsRequest['rank_n']>, dimensions: readonly OutputField[]): RankFilter {
+  const ranked = rankN.dimension === EVENT_ALIAS ? 'name' : rankN.dimension;
+  const dimension = dimensions.find((field) => field.name === ranked || (field.name === EVENT_ALIAS && ranked === 'name'));
+  const rankable = namesOf(dimensions.filter((field) => field.source.kind !== 'bucket'));
+  if (dimension === undefined) {
+    throw invalid(
+      'rank_n.dimension',
+      `${JSON.stringify(rankN.dimension)} is not a dimension of the spec; rank one of ${rankable.length > 0 ? listOf(rankable) : 'its dimensions (add the one to rank to dimensions)'}`,
+    );
+  }
+  if (dimension.source.kind === 'bucket') {
+    throw invalid(
+      'rank_n.dimension',
+      `${JSON.stringify(rankN.dimension)} is a time bucket: buckets are not ranked; rank another dimension`,
+    );
+  }
+  return { dimension, n: rankN.n, top: rankN.direction !== 'bottom' };
 }
 
 function namesOf(fields: readonly OutputField[]): string[] {

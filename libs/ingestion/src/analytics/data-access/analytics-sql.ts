@@ -14,6 +14,7 @@ import {
   type AnalyticsSpec,
   type EventField,
   type OutputField,
+  type RankFilter,
   type SortKey,
 } from '../application/analytics-spec';
 
@@ -44,12 +45,29 @@ function offsetDesignator(instant: string): string {
   return `if(${seconds} = 0, 'Z', concat(if(${seconds} < 0, '-', '+'), ${hhmm}))`;
 }
 
-/** Time buckets in the query's zone, rendered as the text of the answer. */
-const BUCKET_SQL: Record<AnalyticsTimeBucket, string> = {
-  hour: `concat(formatDateTime(toStartOfHour(timestamp, ${ZONE}), '%Y-%m-%dT%H:00:00', ${ZONE}), ${offsetDesignator('timestamp')})`,
-  day: `toString(toDate(timestamp, ${ZONE}))`,
-  week: `toString(toMonday(timestamp, ${ZONE}))`,
-  month: `formatDateTime(timestamp, '%Y-%m', ${ZONE})`,
+/**
+ * A time bucket: its value for an instant in the query's zone (a Date, or the hour's first instant),
+ * the step from one bucket to the next (what zero-filling counts by), and its text in the answer.
+ */
+interface TimeBucketSql {
+  of(instant: string): string;
+  readonly step: string;
+  text(bucket: string): string;
+}
+
+const TIME_BUCKETS: Record<AnalyticsTimeBucket, TimeBucketSql> = {
+  hour: {
+    of: (instant) => `toStartOfHour(${instant}, ${ZONE})`,
+    step: 'INTERVAL 1 HOUR',
+    text: (bucket) => `concat(formatDateTime(${bucket}, '%Y-%m-%dT%H:00:00', ${ZONE}), ${offsetDesignator(bucket)})`,
+  },
+  day: { of: (instant) => `toDate(${instant}, ${ZONE})`, step: 'INTERVAL 1 DAY', text: (bucket) => `toString(${bucket})` },
+  week: { of: (instant) => `toMonday(${instant}, ${ZONE})`, step: 'INTERVAL 1 WEEK', text: (bucket) => `toString(${bucket})` },
+  month: {
+    of: (instant) => `toStartOfMonth(${instant}, ${ZONE})`,
+    step: 'INTERVAL 1 MONTH',
+    text: (bucket) => `formatDateTime(${bucket}, '%Y-%m')`,
+  },
 };
 
 /** A raw row's timestamp at the zone's offset, with milliseconds: `2026-11-01T09:30:00.250-04:00`. */
@@ -83,7 +101,7 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
   const sql =
     spec.shape === 'raw'
       ? rawRows(spec.columns, spec.orderBy, where, placeholders)
-      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, where, placeholders);
+      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, spec.rank, where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
 }
 
@@ -125,42 +143,94 @@ function sortValue(source: EventField, placeholders: Placeholders): string {
 /**
  * One row per combination of dimension values, sorted by `order_by`, then time buckets (oldest
  * first), then the first metric, largest first, then the other dimensions, so that the order is total
- * and a clamped result keeps the top rows.
+ * and a clamped result keeps the top rows. Time buckets are grouped by value and rendered as text for
+ * the answer only, so that the window's buckets without events can be filled in (`zeroFilled`).
  */
 function aggregateRows(
   metrics: readonly AnalyticsMetric[],
   dimensions: readonly OutputField[],
   orderBy: readonly SortKey[],
+  rank: RankFilter | undefined,
   where: string,
   placeholders: Placeholders,
 ): string {
-  const dimensionValues = dimensions.map((dimension, index) => `${dimensionSql(dimension.source, placeholders)} AS d${index}`);
+  const dimensionValues = dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
   const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
-  const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));
-  const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index} ASC`]));
+  const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index}`] : []));
+  const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index}`]));
   const aliasOf = (name: string) => {
     const dimension = dimensions.findIndex((field) => field.name === name);
     return dimension >= 0 ? `d${dimension}` : `m${metrics.indexOf(name as AnalyticsMetric)}`;
   };
-  const order = orderOf(orderBy, aliasOf, [...buckets, 'm0 DESC', ...others]);
+  const order = orderOf(orderBy, aliasOf, [...ascending(buckets), 'm0 DESC', ...ascending(others)]);
   const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
+  const ranked = rank === undefined ? '' : ` AND ${rankedValues(rank, metrics[0], where, placeholders)}`;
+  const grouped =
+    `SELECT ${[...dimensionValues, ...metricValues, `1 AS ${HAS_EVENTS}`].join(', ')} ` +
+    `FROM ${EVENTS_TABLE} WHERE ${where}${ranked} ${groupBy}`;
+  const bucket = buckets.length === 1 ? dimensions[Number(buckets[0].slice(1))] : undefined;
+  const rows = bucket?.source.kind === 'bucket' ? zeroFilled(grouped, buckets[0], TIME_BUCKETS[bucket.source.bucket], others) : grouped;
   const members = [
-    ...dimensions.map((dimension, index) => member(placeholders.text(dimension.name), jsonOrNull(`d${index}`))),
+    ...dimensions.map((dimension, index) =>
+      member(placeholders.text(dimension.name), jsonOrNull(answerValue(dimension.source, `d${index}`))),
+    ),
     ...metrics.map((metric, index) => member(placeholders.text(metric), `toString(m${index})`)),
   ];
   // Raw rows read attributes from the JSON; only a dimension reads the stored flow_id.
   const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
-  return (
-    `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
-    `FROM ${EVENTS_TABLE} WHERE ${where} ${groupBy} ORDER BY ${order} ${PAGE}) ORDER BY ${order}`
-  );
+  return `${prelude}SELECT ${jsonObject(members)} FROM (${rows}) ORDER BY ${order} ${PAGE}`;
+}
+
+/** A marker of the grouped rows, 0 on the rows that zero-filling adds. */
+const HAS_EVENTS = 'has_events';
+
+function ascending(aliases: readonly string[]): string[] {
+  return aliases.map((alias) => `${alias} ASC`);
+}
+
+/**
+ * The grouped rows with a row for every bucket of the window that has none, its metrics 0: per
+ * combination of the other dimensions' values (ClickHouse fills each sorting prefix apart). A
+ * combination with no events at all is no row: filling an empty result would otherwise make one of
+ * empty values.
+ */
+function zeroFilled(grouped: string, bucketAlias: string, bucket: TimeBucketSql, others: readonly string[]): string {
+  const first = bucket.of(`{start_time:DateTime64(3, 'UTC')}`);
+  // The bucket of the window's last instant is the last filled: the window ends before `end_time`.
+  const afterLast = `${bucket.of(`subtractMilliseconds({end_time:DateTime64(3, 'UTC')}, 1)`)} + ${bucket.step}`;
+  const fill = `${bucketAlias} ASC WITH FILL FROM ${first} TO ${afterLast} STEP ${bucket.step}`;
+  const filled = `SELECT * FROM (${grouped}) ORDER BY ${[...ascending(others), fill].join(', ')}`;
+  if (others.length === 0) return filled;
+  const combinationHasEvents = `max(${HAS_EVENTS}) OVER (PARTITION BY ${others.join(', ')})`;
+  return `SELECT * FROM (SELECT *, ${combinationHasEvents} AS combination_has_events FROM (${filled})) WHERE combination_has_events = 1`;
+}
+
+/**
+ * `rank_n` as a condition: the ranked dimension's value is one of the `n` with the largest (or
+ * smallest) total of the first metric over the whole window, ties broken by the value.
+ */
+function rankedValues(rank: RankFilter, metric: AnalyticsMetric, where: string, placeholders: Placeholders): string {
+  const value = groupValue(rank.dimension.source, placeholders);
+  const n = placeholders.number(rank.n);
+  const ranking = `SELECT ${value} AS ranked FROM ${EVENTS_TABLE} WHERE ${where} GROUP BY ranked ORDER BY ${METRIC_SQL[metric]} ${rank.top ? 'DESC' : 'ASC'}, ranked ASC LIMIT ${n}`;
+  return `${value} IN (${ranking})`;
+}
+
+/** What a dimension groups by: a time bucket's value, the text of any other. */
+function groupValue(source: EventField, placeholders: Placeholders): string {
+  return source.kind === 'bucket' ? TIME_BUCKETS[source.bucket].of('timestamp') : dimensionSql(source, placeholders);
+}
+
+/** A dimension's value in the answer: a time bucket's text, any other as grouped. */
+function answerValue(source: EventField, alias: string): string {
+  return source.kind === 'bucket' ? TIME_BUCKETS[source.bucket].text(alias) : alias;
 }
 
 /** A dimension's value as text: `""` for an absent id or attribute field, NULL for an absent `attributes.<key>`. */
 function dimensionSql(source: EventField, placeholders: Placeholders): string {
   switch (source.kind) {
     case 'bucket':
-      return BUCKET_SQL[source.bucket];
+      return TIME_BUCKETS[source.bucket].text(TIME_BUCKETS[source.bucket].of('timestamp'));
     case 'attribute':
       return attributeText(placeholders.text(source.key));
     case 'attribute-field':
@@ -228,9 +298,17 @@ class Placeholders {
   constructor(private readonly params: Record<string, unknown>) {}
 
   text(value: string): string {
+    return this.placeholder(value, 'String');
+  }
+
+  number(value: number): string {
+    return this.placeholder(value, 'UInt64');
+  }
+
+  private placeholder(value: unknown, type: string): string {
     const name = `a${this.count}`;
     this.count += 1;
     this.params[name] = value;
-    return `{${name}:String}`;
+    return `{${name}:${type}}`;
   }
 }

@@ -26,6 +26,14 @@ const MANY_USERS = 100_000;
 const LONG_CHUNKS = 3;
 const LONG_CHUNK_EVENTS = 100_000;
 const quiet = { log: () => undefined };
+/** The 'ranked' account's events over three days, each of another user: `a` six times, `b` three, `c` once. */
+const rankedEvents = [
+  ...Array.from({ length: 5 }, () => ['a', '2025-10-01']),
+  ['a', '2025-10-03'],
+  ...Array.from({ length: 3 }, () => ['b', '2025-10-02']),
+  ['c', '2025-10-01'],
+] as const;
+const THREE_DAYS = { start_time: '2025-10-01', end_time: '2025-10-03' };
 
 /**
  * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
@@ -86,6 +94,10 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'zoned', event: event(11, { userId: 'u1', name: 'opened', timestamp: '2025-10-01T03:00:00.000Z' }) },
       { accountId: 'zoned', event: event(12, { userId: 'u2', name: 'opened', timestamp: '2025-10-01T09:30:00.250Z' }) },
       { accountId: 'zoned', event: event(13, { userId: 'u3', name: 'closed', timestamp: '2025-10-01T10:00:00.000Z' }) },
+      ...rankedEvents.map(([name, day], n) => ({
+        accountId: 'ranked',
+        event: event(200 + n, { name, timestamp: `${day}T12:00:00.000Z` }),
+      })),
       ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
     ]);
     for (let chunk = 0; chunk < LONG_CHUNKS; chunk += 1) {
@@ -184,9 +196,53 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { day: '2025-09-30', events: 1 },
       { day: '2025-10-01', events: 2 },
     ]);
-    expect(
-      await rows('zoned', { timezone: 'Asia/Kolkata', metrics: ['events'], dimensions: ['hour'], conditions: [['user_id', '==', 'u1']] }),
-    ).toEqual([{ hour: '2025-10-01T08:00:00+05:30', events: 1 }]);
+    const kolkata = { timezone: 'Asia/Kolkata', start_time: '2025-10-01T02:00:00Z', end_time: '2025-10-01T04:30:00Z' };
+    expect(await rows('zoned', { ...kolkata, metrics: ['events'], dimensions: ['hour'], conditions: [['user_id', '==', 'u1']] })).toEqual([
+      { hour: '2025-10-01T07:00:00+05:30', events: 0 },
+      { hour: '2025-10-01T08:00:00+05:30', events: 1 },
+      { hour: '2025-10-01T09:00:00+05:30', events: 0 },
+    ]);
+  });
+
+  it('answers every time bucket of the window, those without events with 0', async () => {
+    const spec = { ...THREE_DAYS, metrics: ['events', 'users'], dimensions: ['day'] };
+    expect(await rows('ranked', { ...spec, conditions: [['name', '==', 'b']] })).toEqual([
+      { day: '2025-10-01', events: 0, users: 0 },
+      { day: '2025-10-02', events: 3, users: 3 },
+      { day: '2025-10-03', events: 0, users: 0 },
+    ]);
+    expect(await rows('ranked', { ...spec, conditions: [['name', '==', 'none']] })).toHaveLength(3);
+    expect(await rows('ranked', { ...THREE_DAYS, metrics: ['events'], dimensions: ['week'] })).toEqual([
+      { week: '2025-09-29', events: 10 },
+    ]);
+  });
+
+  it('fills the buckets of each combination of the other dimensions that has events, and no other', async () => {
+    const spec = { ...THREE_DAYS, metrics: ['events'], dimensions: ['name', 'day'] };
+    expect(await rows('ranked', { ...spec, conditions: [['name', 'in', ['b', 'c']]] })).toEqual([
+      { name: 'c', day: '2025-10-01', events: 1 },
+      { name: 'b', day: '2025-10-01', events: 0 },
+      { name: 'b', day: '2025-10-02', events: 3 },
+      { name: 'c', day: '2025-10-02', events: 0 },
+      { name: 'b', day: '2025-10-03', events: 0 },
+      { name: 'c', day: '2025-10-03', events: 0 },
+    ]);
+    expect(await rows('ranked', { ...spec, conditions: [['name', '==', 'none']] })).toEqual([]);
+  });
+
+  it('keeps the series of the top or bottom values of rank_n, ranked by their total over the window', async () => {
+    const spec = { ...THREE_DAYS, metrics: ['users'], dimensions: ['day', 'event'] };
+    expect(await rows('ranked', { ...spec, rank_n: { n: 1, direction: 'top', dimension: 'name' } })).toEqual([
+      { day: '2025-10-01', event: 'a', users: 5 },
+      { day: '2025-10-02', event: 'a', users: 0 },
+      { day: '2025-10-03', event: 'a', users: 1 },
+    ]);
+    const bottomTwo = await rows('ranked', { ...spec, rank_n: { n: 2, direction: 'bottom', dimension: 'name' } });
+    expect(bottomTwo.filter((row) => (row as { users: number }).users > 0)).toEqual([
+      { day: '2025-10-01', event: 'c', users: 1 },
+      { day: '2025-10-02', event: 'b', users: 3 },
+    ]);
+    expect(bottomTwo).toHaveLength(6);
   });
 
   it('shows raw timestamps at the offset of the timezone, sorted and paged as asked', async () => {
