@@ -370,6 +370,11 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     mobileError('cai', 'e-1', 's-7', 'no target'),
     mobileError('dee', 'e-1', 's-7', 'no target'),
     mobileError('cai', 'e-1', 's-8', 'timed out'),
+    // A classic step error, whose message key no source names: read as the mobile SDKs send it.
+    { ...web('step_error', 'ben', 'f-1', 's-2'), attributes: { flowId: 'f-1', stepId: 's-2', message: 'selector not found' } },
+    { ...web('step_child_error', 'ana', 'f-2', 's-3'), attributes: { flowId: 'f-2', stepId: 's-3', message: 'hotspot hidden' } },
+    { name: 'appcues:session_started', user_id: 'ana', timestamp: `${day}T08:00:00Z`, attributes: {} },
+    { name: 'appcues:session_started', user_id: 'ben', timestamp: `${day}T09:30:00Z`, attributes: {} },
   ];
   const sdkWindow = { start_time: `${day}T00:00:00Z`, end_time: '2025-11-04T00:00:00Z' };
   let sdkAccount: TestAccount;
@@ -430,6 +435,69 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
       { experience_id: 'e-1', step_id: 's-7', step_error_message: 'no target', events: 2, users: 2 },
       { experience_id: 'e-1', step_id: 's-8', step_error_message: 'timed out', events: 1, users: 1 },
     ]);
+  });
+
+  it.each([
+    [
+      'step-errors',
+      'appcues:step_error',
+      'step_error_message',
+      { flow_id: 'f-1', step_id: 's-2', step_error_message: 'selector not found' },
+    ],
+    [
+      'step-child-errors',
+      'appcues:step_child_error',
+      'step_child_error_message',
+      { flow_id: 'f-2', step_id: 's-3', step_child_error_message: 'hotspot hidden' },
+    ],
+  ])('answers the %s reference spec: classic errors by flow, step and message', async (_spec, name, message, row) => {
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'step_id', message],
+      conditions: [['name', '==', name]],
+      order_by: [['events', 'desc']],
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([{ ...row, events: 1, users: 1 }]);
+  });
+
+  it('answers the filtered-metrics reference spec: users and events of flow starts, each day of the window', async () => {
+    const rows = await sdkRows({
+      metrics: ['users', 'events'],
+      dimensions: ['day'],
+      conditions: [['event', '==', 'appcues:flow_started']],
+      start_time: '2025-11-02',
+      end_time: '2025-11-04',
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([
+      { day: '2025-11-02', users: 0, events: 0 },
+      { day: day, users: 2, events: 3 },
+      { day: '2025-11-04', users: 0, events: 0 },
+    ]);
+  });
+
+  it('answers the raw-events reference spec: session starts, newest first', async () => {
+    const rows = await sdkRows({
+      columns: ['timestamp', 'user_id', 'name'],
+      conditions: [['name', '==', 'appcues:session_started']],
+      order_by: [['timestamp', 'desc']],
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([
+      { timestamp: `${day}T09:30:00.000Z`, user_id: 'ben', name: 'appcues:session_started' },
+      { timestamp: `${day}T08:00:00.000Z`, user_id: 'ana', name: 'appcues:session_started' },
+    ]);
+  });
+
+  it('answers the two windows of analytics +compare with the same keys, an empty window with no rows', async () => {
+    // appcues/cli crates/appcues/src/commands/composite.rs: one spec over two adjacent windows, joined on every non-metric key.
+    const spec = { metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] };
+    const current = await sdkRows(spec);
+    const previous = await sdkRows({ ...spec, start_time: '2025-11-02T00:00:00Z', end_time: `${day}T00:00:00Z` });
+    expect(previous).toEqual([]);
+    expect(current.length).toBeGreaterThan(0);
+    for (const row of current) expect(Object.keys(row).sort()).toEqual(['events', 'flow_id', 'name', 'users']);
   });
 
   it('refuses a condition on a field it does not know, naming it, rather than matching nothing', async () => {
