@@ -11,23 +11,66 @@ import { importUntil } from './import';
 import { trackLoad, trackPath } from './track';
 
 export const ANALYTICS_STAGE = '5 analytics';
-/** Issue 12: an aggregate query over 10 M events of one account answers in under 1 s. */
+/** Issues 12 and 30: every reference spec over 10 M events of one account answers in under 1 s. */
 const TARGET_MS = 1_000;
 /** How long imported events may take to become queryable (the distributed shape stores them after the import completes). */
 const QUERYABLE_TIMEOUT_MS = 15 * 60_000;
 /** Timed runs of each query after one untimed warm-up; the median counts. */
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 0.75 s apart: 10 M span 87 days), in a query's longest window. */
-const WINDOW = { start_time: '2025-06-01T00:00:00Z', end_time: '2025-08-30T00:00:00Z' };
-const FLOW_FUNNEL = {
+const WINDOW = { start_time: '2025-06-01', end_time: '2025-08-29', timezone: 'UTC' };
+const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];
+const STEP_FUNNEL_EVENTS = ['flow_started', 'step_started', 'step_completed', 'step_skipped', 'step_error', 'flow_completed'].map(
+  (name) => `appcues:${name}`,
+);
+/** What the official CLI's `flows +digest` asks (appcues/cli `commands/flows.rs`); also what runs beside tracking below. */
+const FLOW_FUNNEL = { ...WINDOW, metrics: ['events', 'users'], dimensions: ['flow_id', 'name'], conditions: [['name', 'in', FLOW_EVENTS]] };
+/** A reference spec of appcues/skills `skills/experience-errors/references/`: errors by where they happened and their message. */
+const errorsBy = (name: string, where: string, message: string) => ({
   ...WINDOW,
   metrics: ['events', 'users'],
-  dimensions: ['flow_id', 'name'],
-  conditions: [['name', '==', 'flow_step_completed']],
-};
+  dimensions: [where, 'step_id', message],
+  conditions: [['name', '==', name]],
+  order_by: [['events', 'desc']],
+});
+/**
+ * The reference specs of appcues/skills (`skills/<skill>/references/<spec>.json`) and the CLI's digest, over the
+ * generated events: every one answers in under 1 s over 10 M events (issue 30).
+ */
 const QUERIES = {
-  'top events (events, users by name)': { ...WINDOW, metrics: ['events', 'users'], dimensions: ['name'] },
-  'flow funnel (events, users by flow_id, name)': FLOW_FUNNEL,
+  'top-events (events, users by event)': {
+    ...WINDOW,
+    metrics: ['events', 'users'],
+    dimensions: ['event'],
+    order_by: [['events', 'desc']],
+    limit: 20,
+  },
+  'metrics-by-day (users, events by day)': { ...WINDOW, metrics: ['users', 'events'], dimensions: ['day'] },
+  'filtered-metrics (flow starts by day)': {
+    ...WINDOW,
+    metrics: ['users', 'events'],
+    dimensions: ['day'],
+    conditions: [['event', '==', 'appcues:flow_started']],
+  },
+  'raw-events (flow completions, newest first)': {
+    ...WINDOW,
+    columns: ['timestamp', 'user_id', 'name'],
+    conditions: [['name', '==', 'appcues:flow_completed']],
+    order_by: [['timestamp', 'desc']],
+  },
+  'flows +digest (events, users by flow_id, name)': FLOW_FUNNEL,
+  'step-funnel (steps of one flow)': {
+    ...WINDOW,
+    metrics: ['events', 'users'],
+    dimensions: ['step_id', 'name'],
+    conditions: [
+      ['flow_id', '==', 'flow-7'],
+      ['name', 'in', STEP_FUNNEL_EVENTS],
+    ],
+  },
+  'step-errors (by flow, step, message)': errorsBy('appcues:step_error', 'flow_id', 'step_error_message'),
+  'step-child-errors (by flow, step, message)': errorsBy('appcues:step_child_error', 'flow_id', 'step_child_error_message'),
+  'v2-step-errors (by experience, step, message)': errorsBy('appcues:v2:step_error', 'experience_id', 'step_error_message'),
 } as const;
 /** Issue 12: tracking is at most 10 % slower while an analytics query runs. */
 const TRACKING_KEPT = 0.9;
@@ -314,8 +357,8 @@ async function storeTimes(deployment: Deployment, accountId: string): Promise<St
 async function storeState(client: ClickHouseClient, accountId: string): Promise<StoreState> {
   const times = new Map<string, number>();
   for (const [name, spec] of Object.entries(QUERIES)) {
-    // The service reads one row more than its row limit (10,000 by default).
-    const statement = analyticsStatement(accountId, analyticsSpecOf(spec), 10_001);
+    // The service reads one row more than its row limit (1,000 by default).
+    const statement = analyticsStatement(accountId, analyticsSpecOf(spec), 1_001);
     times.set(
       name,
       await medianMs(async () => {

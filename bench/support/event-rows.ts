@@ -4,9 +4,12 @@ import { createWriteStream } from 'node:fs';
 /**
  * Realistic event import rows, the same for every run: row `n` is a function of `n` alone, so two
  * runs (or two machines) parse and store exactly the same data. The mix imitates what a product
- * records: page views, flow and checklist progress, NPS answers with free text (commas and quotes,
- * so the CSV has quoted cells) and click-to-track events, over 50 000 users. 10 M rows span 87 days,
- * so that one analytics query (at most 90 days) reads them all.
+ * records, the Appcues events shaped as its SDKs send them (camelCase keys: the web SDK's flow and
+ * step events with `flowId` and `stepId`, NPS answers with `score` and free text (commas and quotes, so
+ * the CSV has quoted cells), the mobile SDKs' Flows 2.0 step events with `experienceId`), beside page
+ * views, checklist progress and click-to-track events, over 50 000 users. 10 M rows span 87 days, so
+ * that one analytics query (at most 90 days) reads them all. Attributes are flat, so that the CSV
+ * holds them all.
  */
 export interface EventRow {
   readonly user_id: string;
@@ -22,6 +25,19 @@ const MEAN_GAP_MS = 750;
 const PAGES = ['/home', '/settings/billing', '/reports/weekly?range=30d', '/projects/42/board', '/onboarding/step-2'];
 const PLANS = ['free', 'starter', 'pro', 'enterprise'];
 const FEEDBACK = ['Great, thanks!', 'Too slow, "export" takes ages', 'Missing: dark mode, keyboard shortcuts', 'ok'];
+/** The web SDK's flow events, most often the step events, as a flow's users go through it. */
+const FLOW_EVENTS = [
+  ...Array<string>(5).fill('appcues:flow_started'),
+  ...Array<string>(6).fill('appcues:step_started'),
+  ...Array<string>(6).fill('appcues:step_completed'),
+  ...Array<string>(3).fill('appcues:flow_completed'),
+  'appcues:flow_skipped',
+  'appcues:step_error',
+];
+const STEP_ERRORS = ['Target element not found', 'Timed out waiting for the page'];
+/** The surveys the NPS answers are for, by flow id. */
+const NPS_SURVEYS = ['nps-quarterly', 'nps-onboarding'];
+const MOBILE_STEP_EVENTS = ['appcues:v2:step_seen', 'appcues:v2:step_seen', 'appcues:v2:step_completed', 'appcues:v2:step_error'];
 
 export function eventRow(index: number): EventRow {
   const random = seededRandom(index);
@@ -32,28 +48,75 @@ export function eventRow(index: number): EventRow {
     context: { url: `https://app.example.com${pick(PAGES)}` },
   };
   const kind = random();
-  if (kind < 0.35) return { ...common, name: 'svc:page_view', attributes: { plan: pick(PLANS), session_id: sessionOf(random) } };
-  if (kind < 0.65) {
-    const attributes = { flow_id: `flow-${Math.floor(random() * 40)}`, step: 1 + Math.floor(random() * 8), plan: pick(PLANS) };
-    return { ...common, name: 'flow_step_completed', attributes };
-  }
+  if (kind < 0.35) return { ...common, name: 'svc:page_view', attributes: { plan: pick(PLANS), sessionId: sessionOf(random) } };
+  if (kind < 0.65) return { ...common, ...webFlowEvent(random, pick) };
   if (kind < 0.8) {
-    const attributes = {
-      checklist_id: `checklist-${Math.floor(random() * 12)}`,
-      item: 1 + Math.floor(random() * 6),
-      completed: random() < 0.7,
-    };
-    return { ...common, name: 'checklist_item_completed', attributes };
+    const attributes = { checklistId: `checklist-${Math.floor(random() * 12)}`, itemId: `item-${1 + Math.floor(random() * 6)}` };
+    return { ...common, name: 'appcues:checklist_item_completed', attributes };
   }
-  if (kind < 0.9) {
-    const attributes = { nps_score: Math.floor(random() * 11), nps_feedback: pick(FEEDBACK), plan: pick(PLANS) };
-    return { ...common, name: 'nps_submitted', attributes };
-  }
+  if (kind < 0.9) return { ...common, ...npsAnswer(random, pick) };
+  if (kind < 0.95) return { ...common, ...mobileStepEvent(random, pick) };
   return { ...common, name: 'svc_custom:upgrade_clicked', attributes: { plan: pick(PLANS), price: 9.99 + Math.floor(random() * 90) } };
 }
 
+/** Picks one of the items at random. */
+type Chooser = <T>(items: readonly T[]) => T;
+/** What sets an event's kind apart: its name and attributes. */
+type Shaped = Pick<EventRow, 'name' | 'attributes'>;
+
+/** A classic web flow or step event of one of 40 flows: flow events carry no step. */
+function webFlowEvent(random: () => number, pick: Chooser): Shaped {
+  const name = pick(FLOW_EVENTS);
+  const flowNumber = Math.floor(random() * 40);
+  const flow = {
+    flowId: `flow-${flowNumber}`,
+    flowName: `Flow ${flowNumber}`,
+    flowType: 'journey',
+    flowVersion: 1_748_736_000_000 + flowNumber,
+  };
+  if (!name.startsWith('appcues:step_')) return { name, attributes: flow };
+  const step = { stepId: `step-${1 + Math.floor(random() * 8)}`, stepType: 'modal' };
+  return { name, attributes: name === 'appcues:step_error' ? { ...flow, ...step, message: pick(STEP_ERRORS) } : { ...flow, ...step } };
+}
+
+/** An NPS answer of one of the surveys: a score, or (one in three) the free text that follows it. */
+function npsAnswer(random: () => number, pick: Chooser): Shaped {
+  const flowId = pick(NPS_SURVEYS);
+  if (random() < 1 / 3) return { name: 'appcues:nps_feedback', attributes: { flowId, feedback: pick(FEEDBACK) } };
+  return { name: 'appcues:nps_score', attributes: { flowId, score: Math.floor(random() * 11) } };
+}
+
+/** A mobile SDK's Flows 2.0 step event of one of 8 experiences; errors carry a message. */
+function mobileStepEvent(random: () => number, pick: Chooser): Shaped {
+  const name = pick(MOBILE_STEP_EVENTS);
+  const attributes = {
+    experienceId: `experience-${Math.floor(random() * 8)}`,
+    experienceType: 'mobile',
+    stepId: `step-${Math.floor(random() * 4)}`,
+    stepType: 'modal',
+  };
+  return { name, attributes: name === 'appcues:v2:step_error' ? { ...attributes, message: pick(STEP_ERRORS) } : attributes };
+}
+
 /** Every attribute key the rows use: the CSV has one `attributes.<key>` column per key (empty when absent). */
-const ATTRIBUTE_KEYS = ['checklist_id', 'completed', 'flow_id', 'item', 'nps_feedback', 'nps_score', 'plan', 'price', 'session_id', 'step'];
+const ATTRIBUTE_KEYS = [
+  'checklistId',
+  'experienceId',
+  'experienceType',
+  'feedback',
+  'flowId',
+  'flowName',
+  'flowType',
+  'flowVersion',
+  'itemId',
+  'message',
+  'plan',
+  'price',
+  'score',
+  'sessionId',
+  'stepId',
+  'stepType',
+];
 
 export const CSV_HEADER = ['user_id', 'name', 'timestamp', ...ATTRIBUTE_KEYS.map((key) => `attributes.${key}`), 'context.url'].join(',');
 
