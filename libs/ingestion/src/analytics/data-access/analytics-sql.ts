@@ -4,6 +4,7 @@ import {
   type AnalyticsMetric,
   type AnalyticsTimeBucket,
 } from '@guidepost/contracts-http';
+import { isNpsMetric, type Metric } from '../application/analytics-metrics';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { dateTime64Param } from '../../events/domain/instant';
 import { READ_SETTINGS } from '../../events/data-access/event-sql';
@@ -16,6 +17,7 @@ import {
   type OutputField,
   type SortKey,
 } from '../application/analytics-spec';
+import { metricSql, rollingNpsRows } from './metric-sql';
 
 /** One statement of an analytics query: each result row is one JSON object text (`FORMAT TabSeparatedRaw`). */
 export interface AnalyticsStatement {
@@ -83,8 +85,18 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
   const sql =
     spec.shape === 'raw'
       ? rawRows(spec.columns, spec.orderBy, where, placeholders)
-      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, where, placeholders);
+      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, aggregatedRows(spec, conditions.sql, where), placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
+}
+
+/**
+ * What an aggregate reads: the window's events (`where`), or for the NPS metrics, which are rolling
+ * 30-day figures, each NPS event meeting the conditions once for every day it counts for.
+ */
+function aggregatedRows(spec: Extract<AnalyticsSpec, { shape: 'aggregate' }>, conditions: string, where: string): string {
+  if (!spec.metrics.some(isNpsMetric)) return `${EVENTS_TABLE} WHERE ${where}`;
+  const byDay = spec.dimensions.some(({ source }) => source.kind === 'bucket' && source.bucket === 'day');
+  return rollingNpsRows(conditions, byDay);
 }
 
 /** The rows asked for of the sorted result. */
@@ -128,31 +140,33 @@ function sortValue(source: EventField, placeholders: Placeholders): string {
  * and a clamped result keeps the top rows.
  */
 function aggregateRows(
-  metrics: readonly AnalyticsMetric[],
+  metrics: readonly Metric[],
   dimensions: readonly OutputField[],
   orderBy: readonly SortKey[],
-  where: string,
+  rows: string,
   placeholders: Placeholders,
 ): string {
   const dimensionValues = dimensions.map((dimension, index) => `${dimensionSql(dimension.source, placeholders)} AS d${index}`);
-  const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
+  const metricValues = metrics.map(
+    (metric, index) => `${metric.kind === 'count' ? METRIC_SQL[metric.name] : metricSql(metric, placeholders)} AS m${index}`,
+  );
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index} ASC`]));
   const aliasOf = (name: string) => {
     const dimension = dimensions.findIndex((field) => field.name === name);
-    return dimension >= 0 ? `d${dimension}` : `m${metrics.indexOf(name as AnalyticsMetric)}`;
+    return dimension >= 0 ? `d${dimension}` : `m${metrics.findIndex((metric) => metric.name === name)}`;
   };
   const order = orderOf(orderBy, aliasOf, [...buckets, 'm0 DESC', ...others]);
   const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
   const members = [
     ...dimensions.map((dimension, index) => member(placeholders.text(dimension.name), jsonOrNull(`d${index}`))),
-    ...metrics.map((metric, index) => member(placeholders.text(metric), `toString(m${index})`)),
+    ...metrics.map((metric, index) => member(placeholders.text(metric.name), `toString(m${index})`)),
   ];
   // Raw rows read attributes from the JSON; only a dimension reads the stored flow_id.
   const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
   return (
     `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
-    `FROM ${EVENTS_TABLE} WHERE ${where} ${groupBy} ORDER BY ${order} ${PAGE}) ORDER BY ${order}`
+    `FROM ${rows} ${groupBy} ORDER BY ${order} ${PAGE}) ORDER BY ${order}`
   );
 }
 
