@@ -140,7 +140,7 @@ export const AnalyticsQuerySchema = Type.Object(
         maxItems: ANALYTICS_MAX_FIELDS,
         uniqueItems: true,
         description:
-          'Aggregate: one JSON number per metric in each row (in CSV too). ' +
+          'Aggregate: one JSON number per metric in each row. ' +
           `${metricMeanings}. ` +
           'The NPS metrics need a `flow_id` condition (`==` or `in`) naming the survey and go in a spec of their own (no other ' +
           "metrics); each is a rolling figure over the 30 days ending with the row's `day` (that day included; without `day`, " +
@@ -317,6 +317,17 @@ export const ANALYTICS_QUERY_EXAMPLES = {
       start_time: '2026-11-01T00:00:00Z',
       end_time: '2026-12-01T00:00:00Z',
       limit: 10,
+    },
+  },
+  npsScore: {
+    summary: "NPS: a survey's daily score and buckets, each over the 30 days up to its day",
+    value: {
+      metrics: ['nps_computed_score', 'nps_promoters', 'nps_neutrals', 'nps_detractors'],
+      dimensions: ['day'],
+      conditions: [['flow_id', '==', 'survey-1']],
+      start_time: '2026-11-01T00:00:00Z',
+      end_time: '2026-12-01T00:00:00Z',
+      timezone: 'UTC',
     },
   },
   rawEvents: {
