@@ -147,9 +147,7 @@ function aggregateRows(
   placeholders: Placeholders,
 ): string {
   const dimensionValues = dimensions.map((dimension, index) => `${dimensionSql(dimension.source, placeholders)} AS d${index}`);
-  const metricValues = metrics.map(
-    (metric, index) => `${metric.kind === 'count' ? METRIC_SQL[metric.name] : metricSql(metric, placeholders)} AS m${index}`,
-  );
+  const metricValues = metrics.map((metric, index) => `${metricValue(metric, placeholders)} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index} ASC`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index} ASC`]));
   const aliasOf = (name: string) => {
@@ -168,6 +166,11 @@ function aggregateRows(
     `${prelude}SELECT ${jsonObject(members)} FROM (SELECT ${[...dimensionValues, ...metricValues].join(', ')} ` +
     `FROM ${rows} ${groupBy} ORDER BY ${order} ${PAGE}) ORDER BY ${order}`
   );
+}
+
+/** What a metric computes per group: the counts here, the others in `metric-sql.ts`. */
+function metricValue(metric: Metric, placeholders: Placeholders): string {
+  return metric.kind === 'count' ? METRIC_SQL[metric.name] : metricSql(metric, placeholders);
 }
 
 /** A dimension's value as text: `""` for an absent id or attribute field, NULL for an absent `attributes.<key>`. */

@@ -58,9 +58,15 @@ const FLOW_STARTS = "('appcues:flow_started', 'appcues:v2:experience_started')";
 const FLOW_COMPLETIONS = "('appcues:flow_completed', 'appcues:v2:experience_completed')";
 /** The flow an event is of: its experience id for a Flows 2.0 event, its flow id otherwise. */
 const FLOW_OF_EVENT = `if(startsWith(name, 'appcues:v2:'), ${firstPresent(fieldKeys('experience_id'))}, ${firstPresent(fieldKeys('flow_id'))})`;
-/** The users (by `user_key`) and flows of the events named in `names`, as a bitmap of keys of (user, flow). */
-const userFlows = (names: string) =>
-  `groupBitmapStateIf(cityHash64(user_key, ${FLOW_OF_EVENT}), name IN ${names} AND user_key != 0 AND ${FLOW_OF_EVENT} != '')`;
+/**
+ * The users (by `user_key`) and flows of the events named in `names`, as a bitmap of keys of (user,
+ * flow). The key is 0, and not counted, for the group's other events: `if` reads their attributes only
+ * for the events named, not for every event of the group.
+ */
+function userFlows(names: string): string {
+  const key = `if(name IN ${names} AND user_key != 0 AND ${FLOW_OF_EVENT} != '', cityHash64(user_key, ${FLOW_OF_EVENT}), 0)`;
+  return `groupBitmapStateIf(${key}, ${key} != 0)`;
+}
 const CONVERSION_SQL =
   `if(bitmapCardinality(${userFlows(FLOW_STARTS)}) = 0, 0, ` +
   `bitmapAndCardinality(${userFlows(FLOW_STARTS)}, ${userFlows(FLOW_COMPLETIONS)}) / bitmapCardinality(${userFlows(FLOW_STARTS)}))`;
@@ -70,7 +76,7 @@ const NPS_SURVEY_STARTED = 'appcues:nps_survey_started';
 const NPS_SCORE_EVENTS = "('appcues:nps_score', 'appcues:nps_score_and_feedback')";
 const NPS_FEEDBACK_EVENTS = "('appcues:nps_feedback', 'appcues:nps_score_and_feedback')";
 const NPS_EVENTS = `('${NPS_SURVEY_STARTED}', 'appcues:nps_score', 'appcues:nps_feedback', 'appcues:nps_score_and_feedback')`;
-/** Distinct values of a score in an answer's key (`NPS_ANSWER`): a score takes 0 to 10. */
+/** Distinct values of a score in an answer's key (`nps_answer`): a score takes 0 to 10. */
 const SCORE_RADIX = 16;
 
 /**
