@@ -82,17 +82,21 @@ async function rowsOf(body: Json): Promise<Json[]> {
   return expectJson<Json[]>(await query({ ...WINDOW, ...body }), 200);
 }
 
-beforeAll(async () => {
-  account = await createAccount();
-  const ack = await startImport(account, 'events', ndjsonBody(ndjsonText(EVENTS)));
-  const { completed } = await completedJob(account, ack);
-  expect(completed.attributes).toMatchObject({ ingestions_completed: EVENTS.length, ingestions_failed: 0 });
-  // Queries read the event store: wait until every user's events are there.
+/** A fresh account holding `events`, imported, once every user's events are in the event store (which queries read). */
+async function accountWith(events: readonly TrackedEvent[]): Promise<TestAccount> {
+  const created = await createAccount();
+  const { completed } = await completedJob(created, await startImport(created, 'events', ndjsonBody(ndjsonText(events))));
+  expect(completed.attributes).toMatchObject({ ingestions_completed: events.length, ingestions_failed: 0 });
   await Promise.all(
-    [...new Set(EVENTS.map((event) => event.user_id))].map((user) =>
-      historyOfAtLeast(account, user, EVENTS.filter((event) => event.user_id === user).length),
+    [...new Set(events.map((event) => event.user_id))].map((user) =>
+      historyOfAtLeast(created, user, events.filter((event) => event.user_id === user).length),
     ),
   );
+  return created;
+}
+
+beforeAll(async () => {
+  account = await accountWith(EVENTS);
 });
 
 describe('POST /analytics/query: aggregate rows', () => {
@@ -380,14 +384,7 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
   let sdkAccount: TestAccount;
 
   beforeAll(async () => {
-    sdkAccount = await createAccount();
-    const { completed } = await completedJob(sdkAccount, await startImport(sdkAccount, 'events', ndjsonBody(ndjsonText(SDK_EVENTS))));
-    expect(completed.attributes).toMatchObject({ ingestions_completed: SDK_EVENTS.length, ingestions_failed: 0 });
-    await Promise.all(
-      [...new Set(SDK_EVENTS.map((event) => event.user_id))].map((user) =>
-        historyOfAtLeast(sdkAccount, user, SDK_EVENTS.filter((event) => event.user_id === user).length),
-      ),
-    );
+    sdkAccount = await accountWith(SDK_EVENTS);
   });
 
   async function sdkRows(spec: Json): Promise<Json[]> {
@@ -500,11 +497,176 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     for (const row of current) expect(Object.keys(row).sort()).toEqual(['events', 'flow_id', 'name', 'users']);
   });
 
+  it('answers conversion: the share of the users who started each flow that completed it', async () => {
+    const rows = await sdkRows({
+      metrics: ['conversion', 'users'],
+      dimensions: ['flow_id'],
+      conditions: [['name', 'in', ['appcues:flow_started', 'appcues:flow_completed']]],
+    });
+    // f-1: ana and ben started it, ana completed it; f-2: ana started it only.
+    expect(rows).toEqual([
+      { flow_id: 'f-1', conversion: 0.5, users: 2 },
+      { flow_id: 'f-2', conversion: 0, users: 1 },
+    ]);
+  });
+
   it('refuses a condition on a field it does not know, naming it, rather than matching nothing', async () => {
     const response = await api(sdkAccount, 'POST', '/analytics/query', {
       json: { ...sdkWindow, metrics: ['events'], conditions: [['flowid', '==', 'f-1']] },
     });
     await expectProblem(response, 400, /^conditions\[0\]\[0\]: unknown field "flowid"; use one of .* or attributes.<key>$/);
+  });
+});
+
+describe('POST /analytics/query: NPS surveys as the web SDK sends them', () => {
+  // The classic web SDK's NPS events carry the survey's flowId, with score or feedback; NPS 2.0 sends
+  // appcues:nps_score_and_feedback with both (appcues/skills skills/nps-sentiment/SKILL.md).
+  const SURVEY = 'nps-survey-1';
+  const DAY_MS = 24 * ONE_HOUR_MS;
+  const npsWindow = { start_time: '2025-11-01T00:00:00Z', end_time: '2025-12-01T00:00:00Z', timezone: 'UTC' };
+  const SCORE_EVENTS = ['appcues:nps_score', 'appcues:nps_score_and_feedback'];
+  const REPLY_EVENTS = ['appcues:nps_score', 'appcues:nps_feedback', 'appcues:nps_score_and_feedback'];
+
+  /** An answer every 30 hours from 2025-10-05 to past the window's end: every day of the window has some within its 30 days. */
+  function npsEvents(): TrackedEvent[] {
+    return Array.from({ length: 50 }, (_, i) => {
+      const timestamp = new Date(Date.parse('2025-10-05T00:00:00Z') + i * 30 * ONE_HOUR_MS).toISOString();
+      const base = { user_id: `respondent-${i % 7}`, timestamp };
+      const flowId = i % 8 === 0 ? 'nps-survey-2' : SURVEY;
+      if (i % 6 === 0) return { ...base, name: 'appcues:nps_survey_started', attributes: { flowId } };
+      if (i % 5 === 0) return { ...base, name: 'appcues:nps_feedback', attributes: { flowId, feedback: `reply ${i}` } };
+      if (i % 9 === 0)
+        return { ...base, name: 'appcues:nps_score_and_feedback', attributes: { flowId, score: (i * 3) % 11, feedback: `both ${i}` } };
+      return { ...base, name: 'appcues:nps_score', attributes: { flowId, score: (i * 7) % 11 } };
+    });
+  }
+  const NPS_EVENTS = npsEvents();
+  const OF_SURVEY = NPS_EVENTS.filter((event) => event.attributes['flowId'] === SURVEY);
+  let npsAccount: TestAccount;
+
+  beforeAll(async () => {
+    npsAccount = await accountWith(NPS_EVENTS);
+  });
+
+  async function npsRows(spec: Json): Promise<Json[]> {
+    return expectJson<Json[]>(await api(npsAccount, 'POST', '/analytics/query', { json: { ...npsWindow, ...spec } }), 200);
+  }
+
+  /** The days of the window, and the survey's events of the 30 days ending with a day (that day included). */
+  const DAYS = Array.from({ length: 30 }, (_, i) => new Date(Date.parse(npsWindow.start_time) + i * DAY_MS).toISOString().slice(0, 10));
+  function within30Days(day: string): TrackedEvent[] {
+    const [from, to] = [Date.parse(day) - 29 * DAY_MS, Date.parse(day) + DAY_MS];
+    return OF_SURVEY.filter((event) => Date.parse(event.timestamp) >= from && Date.parse(event.timestamp) < to);
+  }
+
+  /** The NPS of a day, computed here: each user's latest score of the 30 days, bucketed 9-10, 7-8, 0-6. */
+  function npsOf(day: string): Json {
+    const latest = new Map<string, number>();
+    for (const event of within30Days(day)
+      .filter((event) => SCORE_EVENTS.includes(event.name))
+      .sort((a, b) => a.timestamp.localeCompare(b.timestamp)))
+      latest.set(event.user_id, event.attributes['score'] as number);
+    const scores = [...latest.values()];
+    const promoters = scores.filter((score) => score >= 9).length;
+    const neutrals = scores.filter((score) => score === 7 || score === 8).length;
+    const detractors = scores.filter((score) => score <= 6).length;
+    const net = ((promoters - detractors) / scores.length) * 100;
+    // Halves away from zero.
+    const score = scores.length === 0 ? 0 : Math.sign(net) * Math.round(Math.abs(net));
+    return { day, nps_computed_score: score, nps_promoters: promoters, nps_neutrals: neutrals, nps_detractors: detractors };
+  }
+
+  it('answers the nps-surveys reference spec: NPS events by survey and name', async () => {
+    // appcues/skills skills/nps-sentiment/references/nps-surveys.json.
+    const rows = await npsRows({
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'name'],
+      conditions: [['name', 'like', 'appcues:nps_%']],
+    });
+    const sent = NPS_EVENTS.filter((event) => event.timestamp >= npsWindow.start_time && event.timestamp < npsWindow.end_time);
+    expect(byKey(rows)).toEqual(byKey(expectedRows(sent, (event) => ({ flow_id: event.attributes['flowId'], name: event.name }))));
+  });
+
+  it("answers the nps-score reference spec: each day's rolling 30-day score and buckets", async () => {
+    // appcues/skills skills/nps-sentiment/references/nps-score.json.
+    const rows = await npsRows({
+      metrics: ['nps_computed_score', 'nps_promoters', 'nps_neutrals', 'nps_detractors'],
+      dimensions: ['day'],
+      conditions: [['flow_id', '==', SURVEY]],
+    });
+    expect(rows).toEqual(DAYS.map(npsOf));
+    // The first day counts answers from before the window.
+    expect(OF_SURVEY.some((event) => event.timestamp < npsWindow.start_time)).toBe(true);
+  });
+
+  it('answers the NPS counts as of the last day of the window without day', async () => {
+    const rows = await npsRows({
+      metrics: ['nps_scores_submitted', 'nps_feedbacks_submitted', 'nps_survey_started'],
+      conditions: [['flow_id', '==', SURVEY]],
+    });
+    const last = within30Days(DAYS[DAYS.length - 1]);
+    expect(rows).toEqual([
+      {
+        nps_scores_submitted: last.filter((event) => SCORE_EVENTS.includes(event.name)).length,
+        nps_feedbacks_submitted: last.filter((event) => event.attributes['feedback'] !== undefined).length,
+        nps_survey_started: last.filter((event) => event.name === 'appcues:nps_survey_started').length,
+      },
+    ]);
+  });
+
+  it('answers the nps-feedback reference spec: replies as raw rows, latest first', async () => {
+    // appcues/skills skills/nps-sentiment/references/nps-feedback.json.
+    const rows = await npsRows({
+      columns: ['timestamp', 'user_id', 'name', 'score', 'feedback'],
+      conditions: [
+        ['flow_id', '==', SURVEY],
+        ['name', 'in', REPLY_EVENTS],
+      ],
+      order_by: [['timestamp', 'desc']],
+    });
+    const expected = OF_SURVEY.filter(
+      (event) => REPLY_EVENTS.includes(event.name) && event.timestamp >= npsWindow.start_time && event.timestamp < npsWindow.end_time,
+    )
+      .sort((a, b) => b.timestamp.localeCompare(a.timestamp))
+      .map((event) => ({
+        timestamp: event.timestamp,
+        user_id: event.user_id,
+        name: event.name,
+        score: event.attributes['score'] ?? '',
+        feedback: event.attributes['feedback'] ?? '',
+      }));
+    expect(rows).toEqual(expected);
+  });
+
+  it('answers the mean and percentiles of the scores sent', async () => {
+    const rows = await npsRows({ metrics: ['avg_score', 'median_score'], conditions: [['flow_id', '==', SURVEY]] });
+    const scores = OF_SURVEY.filter(
+      (event) => SCORE_EVENTS.includes(event.name) && event.timestamp >= npsWindow.start_time && event.timestamp < npsWindow.end_time,
+    )
+      .map((event) => event.attributes['score'] as number)
+      .sort((a, b) => a - b);
+    const middle = (scores.length - 1) / 2;
+    const median = (scores[Math.floor(middle)] + scores[Math.ceil(middle)]) / 2;
+    expect(rows).toEqual([
+      { avg_score: expect.closeTo(scores.reduce((sum, score) => sum + score, 0) / scores.length, 9) as number, median_score: median },
+    ]);
+  });
+
+  it.each([
+    ['no flow_id condition', { metrics: ['nps_promoters'], dimensions: ['day'] }, /NPS metrics require a `flow_id` condition/],
+    [
+      'nps_respondents',
+      { metrics: ['nps_respondents'], conditions: [['flow_id', '==', SURVEY]] },
+      /^metrics\[0\]: "nps_respondents" is not a metric/,
+    ],
+    [
+      'nps_computed_score by name',
+      { metrics: ['nps_computed_score'], dimensions: ['name'], conditions: [['flow_id', '==', SURVEY]] },
+      /daily series/,
+    ],
+    ['the raw score column', { columns: ['nps_raw_score'] }, /^columns\[0\]: "nps_raw_score" .* use "score"$/],
+  ])('answers 400 for %s', async (_label, body, detail) => {
+    await expectProblem(await api(npsAccount, 'POST', '/analytics/query', { json: { ...npsWindow, ...body } }), 400, detail);
   });
 });
 

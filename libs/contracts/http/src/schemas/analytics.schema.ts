@@ -15,6 +15,40 @@ export const ANALYTICS_METRICS = {
 } as const;
 export type AnalyticsMetric = keyof typeof ANALYTICS_METRICS;
 
+/** The share of started flows and experiences that were completed, per group. */
+export const ANALYTICS_CONVERSION_METRIC = 'conversion';
+export const ANALYTICS_CONVERSION_MEANING =
+  'of the (user, flow) pairs of the group that started (`appcues:flow_started`, or `appcues:v2:experience_started` by ' +
+  'experience), the share whose flow or experience the same user also completed in the group (`appcues:flow_completed`, ' +
+  '`appcues:v2:experience_completed`): a number from 0 to 1, 0 when none started';
+
+/**
+ * The NPS metrics of one survey (a `flow_id` condition names it). Each is a rolling figure: over the
+ * 30 days ending with the row's day (the `day` bucket, else the window's last day), that day included,
+ * so the window's first day counts answers from before `start_time`.
+ */
+export const ANALYTICS_NPS_METRICS = {
+  nps_computed_score:
+    'round((promoters - detractors) / respondents * 100), a whole number from -100 to 100 (halves away from zero); 0 with no respondents',
+  nps_promoters: "respondents whose latest score is 9 or 10 (each user's most recent `score` of the 30 days counts)",
+  nps_neutrals: 'respondents whose latest score is 7 or 8',
+  nps_detractors: 'respondents whose latest score is 0 to 6',
+  nps_survey_started: 'number of `appcues:nps_survey_started` events',
+  nps_scores_submitted: 'number of scores sent (`appcues:nps_score`, `appcues:nps_score_and_feedback` with a numeric `score` from 0 to 10)',
+  nps_feedbacks_submitted:
+    'number of written replies (`appcues:nps_feedback`, `appcues:nps_score_and_feedback` with a non-empty `feedback`)',
+} as const;
+export type AnalyticsNpsMetric = keyof typeof ANALYTICS_NPS_METRICS;
+
+/** Metrics `<statistic>_<field>` over the numeric values of an attribute field or `attributes.<key>` (`avg_score`). */
+export const ANALYTICS_STATISTICS = {
+  avg: 'the mean',
+  median: 'the median',
+  p90: 'the 90th percentile',
+  p99: 'the 99th percentile',
+} as const;
+export type AnalyticsStatistic = keyof typeof ANALYTICS_STATISTICS;
+
 /** Dimensions that are time buckets of the event's timestamp, in the query's `timezone`. */
 export const ANALYTICS_TIME_BUCKETS = {
   hour: 'the hour with its offset, `2026-11-21T16:00:00Z` (`2026-11-21T11:00:00-05:00` in America/New_York)',
@@ -78,7 +112,18 @@ const rangeBound = (description: string, dayMeaning: string) =>
       `A query's window spans at most ${ANALYTICS_SYNC_MAX_DAYS} days; an export's any length`,
   });
 
-const metricNames = Object.keys(ANALYTICS_METRICS);
+const metricNames = [...Object.keys(ANALYTICS_METRICS), ANALYTICS_CONVERSION_METRIC, ...Object.keys(ANALYTICS_NPS_METRICS)];
+const statisticPattern = `^(${Object.keys(ANALYTICS_STATISTICS).join('|')})_.+$`;
+const metricMeanings = [
+  ...Object.entries(ANALYTICS_METRICS),
+  [ANALYTICS_CONVERSION_METRIC, ANALYTICS_CONVERSION_MEANING],
+  ...Object.entries(ANALYTICS_NPS_METRICS),
+]
+  .map(([metric, meaning]) => `\`${metric}\`: ${meaning}`)
+  .join('; ');
+const statisticMeanings = Object.entries(ANALYTICS_STATISTICS)
+  .map(([statistic, meaning]) => `\`${statistic}_<field>\` ${meaning}`)
+  .join(', ');
 const attributeFieldNames = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS);
 const dimensionNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...attributeFieldNames, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
 const columnNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...ANALYTICS_EXTRA_COLUMNS, ...attributeFieldNames];
@@ -90,15 +135,20 @@ const attributeFieldKeys = Object.entries(ANALYTICS_ATTRIBUTE_FIELDS)
 export const AnalyticsQuerySchema = Type.Object(
   {
     metrics: Type.Optional(
-      Type.Array(Type.Union(metricNames.map((metric) => Type.Literal(metric))), {
+      Type.Array(Type.Union([...metricNames.map((metric) => Type.Literal(metric)), Type.String({ pattern: statisticPattern })]), {
         minItems: 1,
-        maxItems: metricNames.length,
+        maxItems: ANALYTICS_MAX_FIELDS,
         uniqueItems: true,
         description:
-          'Aggregate: one numeric field per metric in each row. ' +
-          Object.entries(ANALYTICS_METRICS)
-            .map(([metric, meaning]) => `\`${metric}\`: ${meaning}`)
-            .join('; '),
+          'Aggregate: one JSON number per metric in each row. ' +
+          `${metricMeanings}. ` +
+          'The NPS metrics need a `flow_id` condition (`==` or `in`) naming the survey and go in a spec of their own (no other ' +
+          "metrics); each is a rolling figure over the 30 days ending with the row's `day` (that day included; without `day`, " +
+          "the window's last day), so the first day counts answers from before `start_time`; they take no other time bucket. " +
+          '`nps_computed_score` groups by `day` alone, and not beside `nps_scores_submitted`. ' +
+          `Statistics of the numeric values (JSON numbers) of an attribute field or \`attributes.<key>\`: ${statisticMeanings} ` +
+          '(`avg_score`, `p90_attributes.load_ms`); a percentile is interpolated between the two nearest values; an event whose ' +
+          'value is absent or not a number is not counted, and a group with no value answers 0',
       }),
     ),
     dimensions: Type.Optional(
@@ -151,7 +201,7 @@ export const AnalyticsQuerySchema = Type.Object(
     ),
     order_by: Type.Optional(
       Type.Array(Type.Tuple([Type.String({ minLength: 1 }), Type.Union([Type.Literal('asc'), Type.Literal('desc')])]), {
-        maxItems: ANALYTICS_MAX_FIELDS + metricNames.length,
+        maxItems: 2 * ANALYTICS_MAX_FIELDS,
         description:
           'Sort by these selected fields (a dimension, metric or column of the spec, by the name it was asked by), each `asc` or ' +
           '`desc`, before the default order (time buckets oldest first, then the first metric largest first; raw rows oldest first)',
@@ -303,6 +353,17 @@ export const ANALYTICS_QUERY_EXAMPLES = {
       start_time: '2026-11-01T00:00:00Z',
       end_time: '2026-12-01T00:00:00Z',
       limit: 10,
+    },
+  },
+  npsScore: {
+    summary: "NPS: a survey's daily score and buckets, each over the 30 days up to its day",
+    value: {
+      metrics: ['nps_computed_score', 'nps_promoters', 'nps_neutrals', 'nps_detractors'],
+      dimensions: ['day'],
+      conditions: [['flow_id', '==', 'survey-1']],
+      start_time: '2026-11-01T00:00:00Z',
+      end_time: '2026-12-01T00:00:00Z',
+      timezone: 'UTC',
     },
   },
   rawEvents: {

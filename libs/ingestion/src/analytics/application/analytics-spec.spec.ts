@@ -23,7 +23,10 @@ describe('analyticsSpecOf', () => {
     });
     expect(spec).toEqual({
       shape: 'aggregate',
-      metrics: ['events', 'users'],
+      metrics: [
+        { kind: 'count', name: 'events' },
+        { kind: 'count', name: 'users' },
+      ],
       dimensions: [
         { name: 'flow_id', source: { kind: 'attribute-field', field: 'flow_id', keys: ['flowId', 'flow_id'] } },
         { name: 'name', source: { kind: 'field', field: 'name' } },
@@ -131,7 +134,7 @@ describe('analyticsSpecOf', () => {
   });
 
   it.each([
-    [{ metrics: ['events', 'clicks'] }, /^metrics\[1\]: unknown metric "clicks"; use one of "events", "users", "groups"$/],
+    [{ metrics: ['events', 'clicks'] }, /^metrics\[1\]: unknown metric "clicks"; use one of "events", "users", "groups", "conversion", /],
     [{ metrics: ['events', 'events'] }, /^metrics\[1\]: "events" is already asked for$/],
     [{ metrics: [] }, /^metrics: must name at least one metric/],
     [{ metrics: ['events'], dimensions: ['name', 'colour'] }, /^dimensions\[1\]: unknown dimension "colour"/],

@@ -1,26 +1,23 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
   ANALYTICS_ATTRIBUTE_FIELDS,
-  ANALYTICS_ATTRIBUTE_PREFIX,
   ANALYTICS_EVENT_FIELDS,
   ANALYTICS_EXTRA_COLUMNS,
   ANALYTICS_MAX_FIELDS,
-  ANALYTICS_METRICS,
   ANALYTICS_SYNC_MAX_DAYS,
   ANALYTICS_TIME_BUCKETS,
   type AnalyticsAttributeField,
-  type AnalyticsMetric,
   AnalyticsQuerySchema,
   type AnalyticsTimeBucket,
   EVENT_COLUMN_FIELDS,
-  textProblem,
 } from '@guidepost/contracts-http';
-import { DomainError } from '@guidepost/platform-errors';
 import { compileValidator } from '@guidepost/platform-http';
 import { rangeBoundField } from '../../events/application/instant-field';
 import { ianaZone } from '../../events/domain/time-zone';
 import { compileExportConditions, type ConditionField } from '../../events/domain/export-conditions';
 import { withinStorableRange } from '../../events/domain/storable-event';
+import { isNpsMetric, type Metric, metricsOf, refuseRawNpsField } from './analytics-metrics';
+import { attributeKeyOf, invalid, listOf } from './analytics-names';
 
 /**
  * What a dimension or a column reads from an event: one of its fields, a time bucket, a field of the
@@ -70,7 +67,7 @@ export interface RankFilter {
 export type AnalyticsSpec =
   | (Selection & {
       readonly shape: 'aggregate';
-      readonly metrics: readonly AnalyticsMetric[];
+      readonly metrics: readonly Metric[];
       readonly dimensions: readonly OutputField[];
       readonly rank: RankFilter | undefined;
     })
@@ -98,7 +95,6 @@ const AnalyticsRequestSchema = Type.Object(
 export type AnalyticsRequest = Static<typeof AnalyticsRequestSchema>;
 const parseBody = compileValidator(AnalyticsRequestSchema);
 
-const METRICS = Object.keys(ANALYTICS_METRICS) as AnalyticsMetric[];
 const BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS) as AnalyticsTimeBucket[];
 /** The real API's other name of `name`, in dimensions, columns and conditions alike. */
 const EVENT_ALIAS = 'event';
@@ -161,18 +157,11 @@ export function analyticsConditionField(field: string, path: string): ConditionF
     return { kind: 'attribute', keys: ANALYTICS_ATTRIBUTE_FIELDS[field as AnalyticsAttributeField] };
   const key = attributeKeyOf(field, path);
   if (key !== undefined) return { kind: 'attribute', keys: [key] };
+  refuseRawNpsField(field, path);
   throw invalid(
     path,
     `unknown field ${JSON.stringify(field)}; use one of ${listOf([EVENT_ALIAS, ...CONDITION_FIELDS])} or attributes.<key>`,
   );
-}
-
-/** The key of an `attributes.<key>` name (a 400 at `path` for a key no store can hold); undefined for any other name. */
-function attributeKeyOf(name: string, path: string): string | undefined {
-  if (!name.startsWith(ANALYTICS_ATTRIBUTE_PREFIX) || name.length === ANALYTICS_ATTRIBUTE_PREFIX.length) return undefined;
-  const problem = textProblem(name);
-  if (problem) throw invalid(path, problem);
-  return name.slice(ANALYTICS_ATTRIBUTE_PREFIX.length);
 }
 
 function specOf(request: AnalyticsRequest): AnalyticsSpec {
@@ -203,20 +192,27 @@ function specOf(request: AnalyticsRequest): AnalyticsSpec {
   }
   if (request.metrics === undefined)
     throw invalid('metrics', 'is required unless columns is given: give metrics (with dimensions) or columns');
-  const metrics = metricsOf(request.metrics);
   const dimensions = fieldsOf(request.dimensions ?? [], 'dimensions', DIMENSION_NAMES);
+  const metrics = metricsOf(request.metrics, { dimensions: namesOf(dimensions), conditions: selection.conditions });
   return {
     ...selection,
     shape: 'aggregate',
     metrics,
     dimensions,
-    orderBy: sortKeysOf(request.order_by, [...namesOf(dimensions), ...metrics]),
-    rank: request.rank_n && rankFilterOf(request.rank_n, dimensions),
+    orderBy: sortKeysOf(request.order_by, [...namesOf(dimensions), ...metrics.map((metric) => metric.name)]),
+    rank: request.rank_n && rankFilterOf(request.rank_n, dimensions, metrics),
   };
 }
 
 /** `rank_n` over one of the spec's dimensions (`name` and `event` are one), never a time bucket. */
-function rankFilterOf(rankN: NonNullable<AnalyticsRequest['rank_n']>, dimensions: readonly OutputField[]): RankFilter {
+function rankFilterOf(
+  rankN: NonNullable<AnalyticsRequest['rank_n']>,
+  dimensions: readonly OutputField[],
+  metrics: readonly Metric[],
+): RankFilter {
+  if (metrics.some(isNpsMetric)) {
+    throw invalid('rank_n', 'NPS metrics are figures of one survey by day and take no rank_n; drop rank_n, or rank other metrics');
+  }
   const ranked = rankN.dimension === EVENT_ALIAS ? 'name' : rankN.dimension;
   const dimension = dimensions.find((field) => field.name === ranked || (field.name === EVENT_ALIAS && ranked === 'name'));
   const rankable = namesOf(dimensions.filter((field) => field.source.kind !== 'bucket'));
@@ -257,16 +253,6 @@ function withNameForEvent(condition: unknown): unknown {
   return head === EVENT_ALIAS ? ['name', ...rest] : condition;
 }
 
-function metricsOf(metrics: readonly string[]): AnalyticsMetric[] {
-  if (metrics.length === 0) throw invalid('metrics', `must name at least one metric: ${listOf(METRICS)}`);
-  metrics.forEach((metric, index) => {
-    if (!(METRICS as string[]).includes(metric))
-      throw invalid(`metrics[${index}]`, `unknown metric ${JSON.stringify(metric)}; use one of ${listOf(METRICS)}`);
-    if (metrics.indexOf(metric) !== index) throw invalid(`metrics[${index}]`, `${JSON.stringify(metric)} is already asked for`);
-  });
-  return metrics as AnalyticsMetric[];
-}
-
 function fieldsOf(requested: readonly string[], list: 'dimensions' | 'columns', known: readonly string[]): OutputField[] {
   if (list === 'columns' && requested.length === 0) throw invalid(list, 'must name at least one column');
   if (requested.length > ANALYTICS_MAX_FIELDS) throw invalid(list, `must name at most ${ANALYTICS_MAX_FIELDS}`);
@@ -281,6 +267,7 @@ function sourceOf(name: string, path: string, list: string, known: readonly stri
   const key = attributeKeyOf(name, path);
   if (key !== undefined) return { kind: 'attribute', key };
   if (!known.includes(name)) {
+    refuseRawNpsField(name, path);
     throw invalid(
       path,
       `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`,
@@ -293,12 +280,4 @@ function sourceOf(name: string, path: string, list: string, known: readonly stri
   if (name === EVENT_ALIAS) return { kind: 'field', field: 'name' };
   if ((BUCKETS as string[]).includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };
   return { kind: 'field', field: name as (typeof ANALYTICS_EVENT_FIELDS)[number] };
-}
-
-function listOf(values: readonly string[]): string {
-  return values.map((value) => JSON.stringify(value)).join(', ');
-}
-
-function invalid(path: string, reason: string): DomainError {
-  return new DomainError('invalid_request', `${path}: ${reason}`);
 }

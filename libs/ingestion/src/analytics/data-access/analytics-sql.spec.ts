@@ -77,6 +77,34 @@ describe('analyticsStatement', () => {
     }
   });
 
+  it('passes the field of a statistic as a parameter', () => {
+    const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: [`avg_attributes.${HOSTILE}`] }), 1);
+    expect(statement.sql).not.toContain('DROP');
+    expect(statement.sql).toContain('ifNotFinite(ifNull(avg(toFloat64OrNull(attribute_values[{a0:String}])), 0), 0) AS m0');
+    expect(statement.params).toMatchObject({ a0: HOSTILE, a1: `avg_attributes.${HOSTILE}` });
+  });
+
+  it('reads the NPS events of the 30 days up to each day, their conditions applied, once for each day they count for', () => {
+    const spec = analyticsSpecOf({ ...WINDOW, metrics: ['nps_promoters'], dimensions: ['day'], conditions: [['flow_id', '==', 'nps-1']] });
+    const { sql } = analyticsStatement('acct', spec, 1);
+    expect(sql).toContain('ARRAY JOIN arrayMap(offset -> addDays(greatest(toDate(timestamp, {time_zone:String}), toDate({start_time:');
+    expect(sql).toContain(
+      "timestamp >= subtractDays({start_time:DateTime64(3, 'UTC')}, 31) AND timestamp < {end_time:DateTime64(3, 'UTC')}",
+    );
+    expect(sql).toMatch(
+      /AND name IN \('appcues:nps_survey_started', .*\) AND \(.*\{p0:String\}.*\) SETTINGS asterisk_include_materialized_columns = 1/,
+    );
+    // Without `day`, the figures are as of the window's last day alone.
+    const lastDay = analyticsStatement(
+      'acct',
+      analyticsSpecOf({ ...WINDOW, metrics: ['nps_promoters'], conditions: [['flow_id', '==', 'x']] }),
+      1,
+    );
+    expect(lastDay.sql).toContain(
+      'arrayMap(offset -> addDays(greatest(toDate(timestamp, {time_zone:String}), toDate(subtractMilliseconds({end_time:',
+    );
+  });
+
   it('orders raw rows by time', () => {
     const statement = analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, columns: ['name'] }), 1);
     expect(statement.sql).toMatch(/FROM events WHERE .* ORDER BY timestamp, event_id LIMIT/);

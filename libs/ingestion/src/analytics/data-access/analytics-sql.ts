@@ -4,6 +4,7 @@ import {
   type AnalyticsMetric,
   type AnalyticsTimeBucket,
 } from '@guidepost/contracts-http';
+import { isNpsMetric, type Metric } from '../application/analytics-metrics';
 import { compileExportConditions } from '../../events/domain/export-conditions';
 import { dateTime64Param } from '../../events/domain/instant';
 import { READ_SETTINGS } from '../../events/data-access/event-sql';
@@ -17,6 +18,9 @@ import {
   type RankFilter,
   type SortKey,
 } from '../application/analytics-spec';
+import { metricSql, rollingNpsRows } from './metric-sql';
+
+type AggregateSpec = Extract<AnalyticsSpec, { shape: 'aggregate' }>;
 
 /** One statement of an analytics query: each result row is one JSON object text (`FORMAT TabSeparatedRaw`). */
 export interface AnalyticsStatement {
@@ -101,8 +105,18 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
   const sql =
     spec.shape === 'raw'
       ? rawRows(spec.columns, spec.orderBy, where, placeholders)
-      : aggregateRows(spec.metrics, spec.dimensions, spec.orderBy, spec.rank, where, placeholders);
+      : aggregateRows(spec, aggregatedRows(spec, conditions.sql, where), where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
+}
+
+/**
+ * What an aggregate reads: the window's events (`where`), or for the NPS metrics, which are rolling
+ * 30-day figures, each NPS event meeting the conditions once for every day it counts for.
+ */
+function aggregatedRows(spec: AggregateSpec, conditions: string, where: string): string {
+  if (!spec.metrics.some(isNpsMetric)) return `${EVENTS_TABLE} WHERE ${where}`;
+  const byDay = spec.dimensions.some(({ source }) => source.kind === 'bucket' && source.bucket === 'day');
+  return rollingNpsRows(conditions, byDay);
 }
 
 /** The rows asked for of the sorted result. */
@@ -147,38 +161,35 @@ function sortValue(source: EventField, placeholders: Placeholders): string {
  * the answer only, so that the window's buckets without events can be filled in (`zeroFilled`).
  */
 function aggregateRows(
-  metrics: readonly AnalyticsMetric[],
-  dimensions: readonly OutputField[],
-  orderBy: readonly SortKey[],
-  rank: RankFilter | undefined,
+  { metrics, dimensions, orderBy, rank }: AggregateSpec,
+  rows: string,
   where: string,
   placeholders: Placeholders,
 ): string {
   const dimensionValues = dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
-  const metricValues = metrics.map((metric, index) => `${METRIC_SQL[metric]} AS m${index}`);
+  const metricValues = metrics.map((metric, index) => `${metricValue(metric, placeholders)} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index}`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index}`]));
   const aliasOf = (name: string) => {
     const dimension = dimensions.findIndex((field) => field.name === name);
-    return dimension >= 0 ? `d${dimension}` : `m${metrics.indexOf(name as AnalyticsMetric)}`;
+    return dimension >= 0 ? `d${dimension}` : `m${metrics.findIndex((metric) => metric.name === name)}`;
   };
   const order = orderOf(orderBy, aliasOf, [...ascending(buckets), 'm0 DESC', ...ascending(others)]);
   const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
+  // `rank_n` takes no NPS metric (`rankFilterOf`): `rows` is then the window's events, `WHERE` included.
   const ranked = rank === undefined ? '' : ` AND ${rankedValues(rank, metrics[0], where, placeholders)}`;
-  const grouped =
-    `SELECT ${[...dimensionValues, ...metricValues, `1 AS ${HAS_EVENTS}`].join(', ')} ` +
-    `FROM ${EVENTS_TABLE} WHERE ${where}${ranked} ${groupBy}`;
+  const grouped = `SELECT ${[...dimensionValues, ...metricValues, `1 AS ${HAS_EVENTS}`].join(', ')} FROM ${rows}${ranked} ${groupBy}`;
   const bucket = buckets.length === 1 ? dimensions[Number(buckets[0].slice(1))] : undefined;
-  const rows = bucket?.source.kind === 'bucket' ? zeroFilled(grouped, buckets[0], TIME_BUCKETS[bucket.source.bucket], others) : grouped;
+  const filled = bucket?.source.kind === 'bucket' ? zeroFilled(grouped, buckets[0], TIME_BUCKETS[bucket.source.bucket], others) : grouped;
   const members = [
     ...dimensions.map((dimension, index) =>
       member(placeholders.text(dimension.name), jsonOrNull(answerValue(dimension.source, `d${index}`))),
     ),
-    ...metrics.map((metric, index) => member(placeholders.text(metric), `toString(m${index})`)),
+    ...metrics.map((metric, index) => member(placeholders.text(metric.name), `toString(m${index})`)),
   ];
   // Raw rows read attributes from the JSON; only a dimension reads the stored flow_id.
   const prelude = dimensions.some((dimension) => isStoredFlowId(dimension.source)) ? `${UNPARSED_FLOW_IDS_CHECK} ` : '';
-  return `${prelude}SELECT ${jsonObject(members)} FROM (${rows}) ORDER BY ${order} ${PAGE}`;
+  return `${prelude}SELECT ${jsonObject(members)} FROM (${filled}) ORDER BY ${order} ${PAGE}`;
 }
 
 /** A marker of the grouped rows, 0 on the rows that zero-filling adds. */
@@ -209,10 +220,11 @@ function zeroFilled(grouped: string, bucketAlias: string, bucket: TimeBucketSql,
  * `rank_n` as a condition: the ranked dimension's value is one of the `n` with the largest (or
  * smallest) total of the first metric over the whole window, ties broken by the value.
  */
-function rankedValues(rank: RankFilter, metric: AnalyticsMetric, where: string, placeholders: Placeholders): string {
+function rankedValues(rank: RankFilter, metric: Metric, where: string, placeholders: Placeholders): string {
   const value = groupValue(rank.dimension.source, placeholders);
   const n = placeholders.number(rank.n);
-  const ranking = `SELECT ${value} AS ranked FROM ${EVENTS_TABLE} WHERE ${where} GROUP BY ranked ORDER BY ${METRIC_SQL[metric]} ${rank.top ? 'DESC' : 'ASC'}, ranked ASC LIMIT ${n}`;
+  const total = metricValue(metric, placeholders);
+  const ranking = `SELECT ${value} AS ranked FROM ${EVENTS_TABLE} WHERE ${where} GROUP BY ranked ORDER BY ${total} ${rank.top ? 'DESC' : 'ASC'}, ranked ASC LIMIT ${n}`;
   return `${value} IN (${ranking})`;
 }
 
@@ -224,6 +236,11 @@ function groupValue(source: EventField, placeholders: Placeholders): string {
 /** A dimension's value in the answer: a time bucket's text, any other as grouped. */
 function answerValue(source: EventField, alias: string): string {
   return source.kind === 'bucket' ? TIME_BUCKETS[source.bucket].text(alias) : alias;
+}
+
+/** What a metric computes per group: the counts here, the others in `metric-sql.ts`. */
+function metricValue(metric: Metric, placeholders: Placeholders): string {
+  return metric.kind === 'count' ? METRIC_SQL[metric.name] : metricSql(metric, placeholders);
 }
 
 /** A dimension's value as text: `""` for an absent id or attribute field, NULL for an absent `attributes.<key>`. */

@@ -36,6 +36,43 @@ const rankedEvents = [
 const THREE_DAYS = { start_time: '2025-10-01', end_time: '2025-10-03' };
 
 /**
+ * The answers to the NPS survey `nps-1` (its flowId is added to each), as the web SDK (classic) and
+ * NPS 2.0 send them: [user, event, time, attributes]. The figures of a day D count the 30 days ending
+ * with D: for 2025-10-01, from 2025-09-02 on.
+ */
+const NPS_ANSWERS: [string, string, string, Record<string, unknown>][] = [
+  // Too old for any day of the window (2025-10-01 to 2025-10-03): 31 days before its first.
+  ['u1', 'appcues:nps_score', '2025-09-01T10:00:00.000Z', { score: 3 }],
+  // Counts for 2025-10-01 only, the last of its 30 days.
+  ['u2', 'appcues:nps_score', '2025-09-02T23:00:00.000Z', { score: 10 }],
+  ['u9', 'appcues:nps_score', '2025-09-15T08:00:00.000Z', { score: 10 }],
+  // A detractor until the same user's later score makes them a neutral, from 2025-10-02 on.
+  ['u3', 'appcues:nps_score', '2025-09-20T08:00:00.000Z', { score: 5 }],
+  ['u3', 'appcues:nps_score', '2025-10-02T08:00:00.000Z', { score: 8 }],
+  ['u6', 'appcues:nps_survey_started', '2025-09-25T08:00:00.000Z', {}],
+  ['u5', 'appcues:nps_feedback', '2025-10-01T09:00:00.000Z', { feedback: 'meh' }],
+  // A score sent as text is no score.
+  ['u8', 'appcues:nps_score', '2025-10-01T09:00:00.000Z', { score: '9' }],
+  ['u1', 'appcues:nps_survey_started', '2025-10-02T09:00:00.000Z', {}],
+  ['u4', 'appcues:nps_score_and_feedback', '2025-10-03T12:00:00.000Z', { score: 9, feedback: 'Great' }],
+  // Another survey's answer.
+  ['u7', 'appcues:nps_score', '2025-10-01T09:00:00.000Z', { score: 0, flowId: 'nps-2' }],
+];
+
+/** Flows started and completed, classic (flowId) and Flows 2.0 (experienceId): [user, event, attributes]. */
+const FLOW_RUNS: [string, string, Record<string, unknown>][] = [
+  ['u1', 'appcues:flow_started', { flowId: 'f1' }],
+  ['u1', 'appcues:flow_started', { flowId: 'f1' }],
+  ['u1', 'appcues:flow_completed', { flowId: 'f1' }],
+  ['u2', 'appcues:flow_started', { flowId: 'f1' }],
+  // Completes a flow other than the one it started.
+  ['u3', 'appcues:flow_started', { flowId: 'f2' }],
+  ['u3', 'appcues:flow_completed', { flowId: 'f1' }],
+  ['u4', 'appcues:v2:experience_started', { experienceId: 'e1' }],
+  ['u4', 'appcues:v2:experience_completed', { experienceId: 'e1' }],
+];
+
+/**
  * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
  * over HTTP (`clickhouse-analytics-store.int-spec.ts`): the same SQL and budget settings must hold on both.
  */
@@ -99,6 +136,19 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
         event: event(200 + n, { name, timestamp: `${day}T12:00:00.000Z` }),
       })),
       ...Array.from({ length: MANY_USERS }, (_, n) => ({ accountId: 'large', event: event(10 + n, {}) })),
+      ...NPS_ANSWERS.map(([user, name, timestamp, attributes], n) => ({
+        accountId: 'nps',
+        event: event(200 + n, { userId: user, name, timestamp, attributes: { flowId: 'nps-1', ...attributes } }),
+      })),
+      ...[1, 2, 3, 4, '5', null].map((score, n) => ({
+        accountId: 'numbers',
+        event: event(300 + n, { name: 'rated', attributes: { score } }),
+      })),
+      { accountId: 'numbers', event: event(310, { name: 'timed', attributes: { load: 250, score: 'high' } }) },
+      ...FLOW_RUNS.map(([user, name, attributes], n) => ({
+        accountId: 'conversion',
+        event: event(400 + n, { userId: user, name, attributes }),
+      })),
     ]);
     for (let chunk = 0; chunk < LONG_CHUNKS; chunk += 1) {
       await events.insert(
@@ -264,6 +314,83 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(await rows('zoned', { metrics: ['events'], dimensions: ['event'], order_by: [['event', 'asc']] })).toEqual([
       { event: 'closed', events: 1 },
       { event: 'opened', events: 2 },
+    ]);
+  });
+
+  describe('NPS metrics', () => {
+    const survey = { conditions: [['flow_id', '==', 'nps-1']], start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-04T00:00:00Z' };
+
+    it("count each user's latest score of the 30 days ending with each day, reaching before the window", async () => {
+      const metrics = ['nps_computed_score', 'nps_promoters', 'nps_neutrals', 'nps_detractors'];
+      expect(await rows('nps', { ...survey, metrics, dimensions: ['day'] })).toEqual([
+        // u2 10 and u9 10 against u3 5: round(1 / 3 * 100).
+        { day: '2025-10-01', nps_computed_score: 33, nps_promoters: 2, nps_neutrals: 0, nps_detractors: 1 },
+        // u2's score is 31 days old; u3's later 8 makes a neutral of them.
+        { day: '2025-10-02', nps_computed_score: 50, nps_promoters: 1, nps_neutrals: 1, nps_detractors: 0 },
+        // u4's 9 from NPS 2.0: round(2 / 3 * 100).
+        { day: '2025-10-03', nps_computed_score: 67, nps_promoters: 2, nps_neutrals: 1, nps_detractors: 0 },
+      ]);
+    });
+
+    it('count the events of the 30 days ending with each day, and without day those of the last', async () => {
+      const metrics = ['nps_scores_submitted', 'nps_feedbacks_submitted', 'nps_survey_started'];
+      expect(await rows('nps', { ...survey, metrics, dimensions: ['day'] })).toEqual([
+        // u2, u9, u3; u5's reply; u6's start of 2025-09-25.
+        { day: '2025-10-01', nps_scores_submitted: 3, nps_feedbacks_submitted: 1, nps_survey_started: 1 },
+        // u9, u3 twice; u1 starts again.
+        { day: '2025-10-02', nps_scores_submitted: 3, nps_feedbacks_submitted: 1, nps_survey_started: 2 },
+        // u4's score with its reply.
+        { day: '2025-10-03', nps_scores_submitted: 4, nps_feedbacks_submitted: 2, nps_survey_started: 2 },
+      ]);
+      expect(await rows('nps', { ...survey, metrics: [...metrics, 'nps_promoters', 'nps_detractors'] })).toEqual([
+        { nps_scores_submitted: 4, nps_feedbacks_submitted: 2, nps_survey_started: 2, nps_promoters: 2, nps_detractors: 0 },
+      ]);
+    });
+
+    it('place each respondent in the group of their latest answer', async () => {
+      expect(
+        await rows('nps', {
+          ...survey,
+          end_time: '2025-10-02T00:00:00Z',
+          metrics: ['nps_promoters', 'nps_detractors'],
+          dimensions: ['name'],
+        }),
+      ).toEqual([
+        { name: 'appcues:nps_score', nps_promoters: 2, nps_detractors: 1 },
+        { name: 'appcues:nps_feedback', nps_promoters: 0, nps_detractors: 0 },
+        { name: 'appcues:nps_survey_started', nps_promoters: 0, nps_detractors: 0 },
+      ]);
+    });
+
+    it('answer 0 for a survey with no answers', async () => {
+      const spec = { ...survey, conditions: [['flow_id', '==', 'nps-none']], metrics: ['nps_promoters', 'nps_scores_submitted'] };
+      expect(await rows('nps', spec)).toEqual([{ nps_promoters: 0, nps_scores_submitted: 0 }]);
+    });
+  });
+
+  it('computes statistics of the numeric values of a field, 0 where a group has none', async () => {
+    const metrics = ['avg_score', 'median_score', 'p90_score', 'p99_score', 'avg_attributes.load'];
+    // The numbers 1, 2, 3, 4: "5", null and "high" are not numbers.
+    const found = await rows('numbers', { metrics, dimensions: ['name'], order_by: [['name', 'asc']] });
+    expect(found).toEqual([
+      {
+        name: 'rated',
+        avg_score: 2.5,
+        median_score: 2.5,
+        p90_score: 3.7,
+        p99_score: expect.closeTo(3.97, 10) as number,
+        'avg_attributes.load': 0,
+      },
+      { name: 'timed', avg_score: 0, median_score: 0, p90_score: 0, p99_score: 0, 'avg_attributes.load': 250 },
+    ]);
+  });
+
+  it('computes conversion: the share of (user, flow) pairs started that the user completed, within each group', async () => {
+    expect(await rows('conversion', { metrics: ['conversion'] })).toEqual([{ conversion: 0.5 }]);
+    expect(await rows('conversion', { metrics: ['conversion', 'users'], dimensions: ['flow_id', 'experience_id'] })).toEqual([
+      { flow_id: '', experience_id: 'e1', conversion: 1, users: 1 },
+      { flow_id: 'f1', experience_id: '', conversion: 0.5, users: 3 },
+      { flow_id: 'f2', experience_id: '', conversion: 0, users: 1 },
     ]);
   });
 
