@@ -223,10 +223,11 @@ const dimensionNames = [...ANALYTICS_QUERY_FIELDS, ...Object.keys(ANALYTICS_TIME
 export function analyticsFieldReadingText(reading: AnalyticsFieldReading): string {
   if ('column' in reading) return `the event's \`${reading.column}\``;
   if ('record' in reading) return `the event's ${reading.record}`;
-  if ('page' in reading) return `the page URL's ${reading.page === 'url' ? 'whole text' : reading.page}`;
+  if ('page' in reading) return `the event's page (\`context.url\`): ${ANALYTICS_PAGE_PARTS[reading.page]}`;
   if ('unavailable' in reading) return `refused: ${reading.unavailable}`;
   const keys = reading.keys.map((key) => `\`${key}\``).join(', ');
-  return `${reading.parse ? `${reading.parse} of ` : ''}${keys}${reading.stored ? ' (stored)' : ''}`;
+  const stored = reading.stored ? ' (stored)' : '';
+  return reading.parse ? `${ANALYTICS_VALUE_PARSERS[reading.parse]}, read from ${keys}${stored}` : `${keys}${stored}`;
 }
 const fieldReadings = Object.entries(ANALYTICS_FIELDS)
   .map(([field, { reads }]) => `\`${field}\` ${analyticsFieldReadingText(reads)}`)

@@ -223,25 +223,18 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     const columns = ['user_id', 'session_id', 'app_id', 'user_agent_os', 'user_agent_device', 'user_agent_cpu', 'user_agent_engine'];
     const page = ['user_id', 'url', 'hostname', 'path', 'query', 'hash', 'context'];
     const byUser = { order_by: [['user_id', 'asc']] };
+    const iosError = {
+      user_id: 'u1',
+      session_id: 'S-IOS',
+      app_id: 'app-ios',
+      user_agent_os: 'iOS',
+      user_agent_device: 'mobile',
+      user_agent_cpu: '',
+      user_agent_engine: 'WebKit',
+    };
     expect(await rows('devices', { columns, ...byUser })).toEqual([
-      {
-        user_id: 'u1',
-        session_id: 'S-IOS',
-        app_id: 'app-ios',
-        user_agent_os: 'iOS',
-        user_agent_device: 'mobile',
-        user_agent_cpu: '',
-        user_agent_engine: 'WebKit',
-      },
-      {
-        user_id: 'u1',
-        session_id: 'S-IOS',
-        app_id: 'app-ios',
-        user_agent_os: 'iOS',
-        user_agent_device: 'mobile',
-        user_agent_cpu: '',
-        user_agent_engine: 'WebKit',
-      },
+      iosError,
+      iosError,
       {
         user_id: 'u2',
         session_id: 'S-AND',
