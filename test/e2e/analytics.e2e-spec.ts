@@ -15,6 +15,7 @@ interface TrackedEvent {
   readonly group_id?: string;
   readonly timestamp: string;
   readonly attributes: Json;
+  readonly context?: Json;
 }
 
 const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];
@@ -301,13 +302,27 @@ describe('POST /analytics/query: specs as the official clients write them', () =
 
 describe('POST /analytics/query: events as the SDKs send them', () => {
   // The web SDK's classic flow events carry flowId and stepId; the mobile SDKs' Flows 2.0 events
-  // experienceId, stepId, stepType and, on errors, message (appcues-ios-sdk LifecycleEvent.swift).
+  // experienceId, stepId, stepType and, on errors, message (appcues-ios-sdk LifecycleEvent.swift). Both add
+  // their own properties under _identity: the session, and the user agent (the iOS SDK's is its web view's) or the
+  // operating system (appcues-ios-sdk AutoPropertyDecorator.swift).
   const day = '2025-11-03';
+  const BROWSERS: Record<string, string> = {
+    ana: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    ben: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  };
+  const IOS_WEB_VIEW = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148';
   const web = (name: string, user: string, flowId: string, stepId?: string): TrackedEvent => ({
     name: `appcues:${name}`,
     user_id: user,
     timestamp: `${day}T10:00:00Z`,
-    attributes: { flowId, flowName: `Flow ${flowId}`, flowType: 'journey', ...(stepId === undefined ? {} : { stepId, stepType: 'modal' }) },
+    attributes: {
+      flowId,
+      flowName: `Flow ${flowId}`,
+      flowType: 'journey',
+      ...(stepId === undefined ? {} : { stepId, stepType: 'modal' }),
+      _identity: { _sessionId: `web-${user}`, _userAgent: BROWSERS[user] },
+    },
+    context: { url: 'https://app.example.com/home' },
   });
   const mobileError = (user: string, experienceId: string, stepId: string, message: string): TrackedEvent => ({
     name: 'appcues:v2:step_error',
@@ -321,6 +336,7 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
       stepType: 'modal',
       message,
       errorId: randomUUID(),
+      _identity: { _sessionId: `ios-${user}`, _appId: 'app-ios', _operatingSystem: 'ios', _userAgent: IOS_WEB_VIEW },
     },
   });
   const SDK_EVENTS = [
@@ -333,6 +349,8 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     web('step_started', 'ana', 'f-1', 's-2'),
     web('flow_completed', 'ana', 'f-1'),
     web('flow_skipped', 'ben', 'f-2'),
+    web('step_error', 'ben', 'f-2', 's-3'),
+    web('step_child_error', 'ana', 'f-1', 's-2'),
     mobileError('cai', 'e-1', 's-7', 'no target'),
     mobileError('dee', 'e-1', 's-7', 'no target'),
     mobileError('cai', 'e-1', 's-8', 'timed out'),
@@ -398,6 +416,29 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     ]);
   });
 
+  it('answers the errors-by-browser reference spec: classic and v2 errors by flow, experience, browser and platform', async () => {
+    // appcues/skills skills/experience-errors/references/errors-by-browser.json
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'experience_id', 'user_agent_browser', 'platform'],
+      conditions: [['name', 'in', ['appcues:step_error', 'appcues:step_child_error', 'appcues:v2:step_error']]],
+      order_by: [['events', 'desc']],
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([
+      { flow_id: '', experience_id: 'e-1', user_agent_browser: 'WebView', platform: 'ios', events: 3, users: 2 },
+      { flow_id: 'f-1', experience_id: '', user_agent_browser: 'Chrome', platform: 'web', events: 1, users: 1 },
+      { flow_id: 'f-2', experience_id: '', user_agent_browser: 'Safari', platform: 'web', events: 1, users: 1 },
+    ]);
+  });
+
+  it('counts sessions by the session id the SDKs send, per platform and page', async () => {
+    expect(await sdkRows({ metrics: ['sessions', 'users'], dimensions: ['platform', 'hostname'] })).toEqual([
+      { platform: 'ios', hostname: '', sessions: 2, users: 2 },
+      { platform: 'web', hostname: 'app.example.com', sessions: 2, users: 2 },
+    ]);
+  });
+
   it('refuses a condition on a field it does not know, naming it, rather than matching nothing', async () => {
     const response = await api(sdkAccount, 'POST', '/analytics/query', {
       json: { ...sdkWindow, metrics: ['events'], conditions: [['flowid', '==', 'f-1']] },
@@ -428,6 +469,11 @@ describe('POST /analytics/query: refusals name the field', () => {
       /^end_time: time range of 147 days exceeds the 90-day maximum for this query shape/,
     ],
     ['an unknown field', { metrics: ['events'], colour: 'red' }, /colour: is not a known field/],
+    [
+      'a profile field, which the event store does not hold',
+      { metrics: ['events'], dimensions: ['last_seen'] },
+      /^dimensions\[0\]: "last_seen" is a profile field: .* GET \/v2\/accounts\/\{account\}\/users\/\{user_id\}\/profile$/,
+    ],
   ])('answers 400 for %s, with the account’s concurrency', async (_label, body, detail) => {
     const response = await query({ ...WINDOW, ...body });
     expect([response.headers.get('x-concurrency-limit'), response.headers.get('x-concurrency-used')]).toEqual(['2', '0']);
