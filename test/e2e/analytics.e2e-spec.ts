@@ -15,6 +15,7 @@ interface TrackedEvent {
   readonly group_id?: string;
   readonly timestamp: string;
   readonly attributes: Json;
+  readonly context?: Json;
 }
 
 const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];
@@ -339,14 +340,29 @@ describe('POST /analytics/query: specs as the official clients write them', () =
 
 describe('POST /analytics/query: events as the SDKs send them', () => {
   // The web SDK's classic flow events carry flowId and stepId; the mobile SDKs' Flows 2.0 events
-  // experienceId, stepId, stepType and, on errors, message (appcues-ios-sdk LifecycleEvent.swift).
+  // experienceId, stepId, stepType and, on errors, message (appcues-ios-sdk LifecycleEvent.swift). Both add
+  // their own properties under _identity: the session, and the user agent (the iOS SDK's is its web view's) or the
+  // operating system (appcues-ios-sdk AutoPropertyDecorator.swift).
   const day = '2025-11-03';
+  const BROWSERS: Record<string, string> = {
+    ana: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    ben: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  };
+  const IOS_WEB_VIEW = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148';
   const web = (name: string, user: string, flowId: string, stepId?: string): TrackedEvent => ({
     name: `appcues:${name}`,
     user_id: user,
     timestamp: `${day}T10:00:00Z`,
-    attributes: { flowId, flowName: `Flow ${flowId}`, flowType: 'journey', ...(stepId === undefined ? {} : { stepId, stepType: 'modal' }) },
+    attributes: {
+      flowId,
+      flowName: `Flow ${flowId}`,
+      flowType: 'journey',
+      ...(stepId === undefined ? {} : { stepId, stepType: 'modal' }),
+      _identity: { _sessionId: `web-${user}`, _userAgent: BROWSERS[user] },
+    },
+    context: { url: 'https://app.example.com/home' },
   });
+  const withMessage = (event: TrackedEvent, message: string): TrackedEvent => ({ ...event, attributes: { ...event.attributes, message } });
   const mobileError = (user: string, experienceId: string, stepId: string, message: string): TrackedEvent => ({
     name: 'appcues:v2:step_error',
     user_id: user,
@@ -359,6 +375,7 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
       stepType: 'modal',
       message,
       errorId: randomUUID(),
+      _identity: { _sessionId: `ios-${user}`, _appId: 'app-ios', _operatingSystem: 'ios', _userAgent: IOS_WEB_VIEW },
     },
   });
   const SDK_EVENTS = [
@@ -374,11 +391,11 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     mobileError('cai', 'e-1', 's-7', 'no target'),
     mobileError('dee', 'e-1', 's-7', 'no target'),
     mobileError('cai', 'e-1', 's-8', 'timed out'),
-    // A classic step error, whose message key no source names: read as the mobile SDKs send it.
-    { ...web('step_error', 'ben', 'f-1', 's-2'), attributes: { flowId: 'f-1', stepId: 's-2', message: 'selector not found' } },
-    { ...web('step_child_error', 'ana', 'f-2', 's-3'), attributes: { flowId: 'f-2', stepId: 's-3', message: 'hotspot hidden' } },
-    { name: 'appcues:session_started', user_id: 'ana', timestamp: `${day}T08:00:00Z`, attributes: {} },
-    { name: 'appcues:session_started', user_id: 'ben', timestamp: `${day}T09:30:00Z`, attributes: {} },
+    // Classic step errors, whose message key no source names: read as the mobile SDKs send it.
+    withMessage(web('step_error', 'ben', 'f-1', 's-2'), 'selector not found'),
+    withMessage(web('step_child_error', 'ana', 'f-2', 's-3'), 'hotspot hidden'),
+    { ...web('session_started', 'ana', ''), timestamp: `${day}T08:00:00Z` },
+    { ...web('session_started', 'ben', ''), timestamp: `${day}T09:30:00Z` },
   ];
   const sdkWindow = { start_time: `${day}T00:00:00Z`, end_time: '2025-11-04T00:00:00Z' };
   let sdkAccount: TestAccount;
@@ -510,6 +527,29 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
     ]);
   });
 
+  it('answers the errors-by-browser reference spec: classic and v2 errors by flow, experience, browser and platform', async () => {
+    // appcues/skills skills/experience-errors/references/errors-by-browser.json
+    const rows = await sdkRows({
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'experience_id', 'user_agent_browser', 'platform'],
+      conditions: [['name', 'in', ['appcues:step_error', 'appcues:step_child_error', 'appcues:v2:step_error']]],
+      order_by: [['events', 'desc']],
+      timezone: 'UTC',
+    });
+    expect(rows).toEqual([
+      { flow_id: '', experience_id: 'e-1', user_agent_browser: 'WebView', platform: 'ios', events: 3, users: 2 },
+      { flow_id: 'f-1', experience_id: '', user_agent_browser: 'Safari', platform: 'web', events: 1, users: 1 },
+      { flow_id: 'f-2', experience_id: '', user_agent_browser: 'Chrome', platform: 'web', events: 1, users: 1 },
+    ]);
+  });
+
+  it('counts sessions by the session id the SDKs send, per platform and page', async () => {
+    expect(await sdkRows({ metrics: ['sessions', 'users'], dimensions: ['platform', 'hostname'] })).toEqual([
+      { platform: 'ios', hostname: '', sessions: 2, users: 2 },
+      { platform: 'web', hostname: 'app.example.com', sessions: 2, users: 2 },
+    ]);
+  });
+
   it('refuses a condition on a field it does not know, naming it, rather than matching nothing', async () => {
     const response = await api(sdkAccount, 'POST', '/analytics/query', {
       json: { ...sdkWindow, metrics: ['events'], conditions: [['flowid', '==', 'f-1']] },
@@ -520,7 +560,7 @@ describe('POST /analytics/query: events as the SDKs send them', () => {
 
 describe('POST /analytics/query: NPS surveys as the web SDK sends them', () => {
   // The classic web SDK's NPS events carry the survey's flowId, with score or feedback; NPS 2.0 sends
-  // appcues:nps_score_and_feedback with both (appcues/skills skills/nps-sentiment/SKILL.md).
+  // appcues:nps_score_and_feedback with both (the nps-sentiment skill of appcues/skills).
   const SURVEY = 'nps-survey-1';
   const DAY_MS = 24 * ONE_HOUR_MS;
   const npsWindow = { start_time: '2025-11-01T00:00:00Z', end_time: '2025-12-01T00:00:00Z', timezone: 'UTC' };
@@ -692,6 +732,11 @@ describe('POST /analytics/query: refusals name the field', () => {
       /^end_time: time range of 147 days exceeds the 90-day maximum for this query shape/,
     ],
     ['an unknown field', { metrics: ['events'], colour: 'red' }, /colour: is not a known field/],
+    [
+      'a profile field, which the event store does not hold',
+      { metrics: ['events'], dimensions: ['last_seen'] },
+      /^dimensions\[0\]: "last_seen" is a profile field: .* GET \/v2\/accounts\/\{account\}\/users\/\{user_id\}\/profile$/,
+    ],
   ])('answers 400 for %s, with the account’s concurrency', async (_label, body, detail) => {
     const response = await query({ ...WINDOW, ...body });
     expect([response.headers.get('x-concurrency-limit'), response.headers.get('x-concurrency-used')]).toEqual(['2', '0']);

@@ -12,6 +12,7 @@ export const ANALYTICS_METRICS = {
   events: 'number of events',
   users: 'number of distinct user ids (events of a group only are not counted)',
   groups: 'number of distinct group ids (events naming no group are not counted)',
+  sessions: 'number of distinct `session_id` values (events without one are not counted)',
 } as const;
 export type AnalyticsMetric = keyof typeof ANALYTICS_METRICS;
 
@@ -58,45 +59,177 @@ export const ANALYTICS_TIME_BUCKETS = {
 } as const;
 export type AnalyticsTimeBucket = keyof typeof ANALYTICS_TIME_BUCKETS;
 
-/** Dimensions and columns that are the event's own text fields (an absent id is `""`). */
-export const ANALYTICS_EVENT_FIELDS = ['name', 'user_id', 'group_id'] as const;
+/** How a stored field's value is derived from the text its keys give (each computed at insert, event-store migration 7). */
+export const ANALYTICS_VALUE_PARSERS = {
+  platform: "`ios`, `android` (the mobile SDKs' `_operatingSystem`, lower-cased), `web` for a browser's user agent",
+  browser: "from the user agent: `Edge`, `Opera`, `Samsung Internet`, `Firefox`, `Chrome`, `Safari`, `WebView` (an app's web view)",
+  os: 'from the user agent: `Windows`, `iOS`, `Android`, `ChromeOS`, `macOS`, `Linux`',
+  device: 'from the user agent: `tablet`, `mobile`, else `desktop`',
+  cpu: 'from the user agent: `amd64`, `arm64`, `arm`, `ia32` (only when it names one)',
+  engine: 'from the user agent: `EdgeHTML`, `Trident`, `WebKit` (every iOS browser), `Gecko`, `Blink`',
+} as const;
+export type AnalyticsValueParser = keyof typeof ANALYTICS_VALUE_PARSERS;
+
+/** Parts of the event's page (`context.url` of the track API), by ClickHouse's URL functions. */
+export const ANALYTICS_PAGE_PARTS = {
+  url: 'the whole URL',
+  hostname: 'its host, `app.example.com`',
+  path: 'its path, `/settings/billing`',
+  hash: 'its fragment without `#`',
+  query: 'its query string without `?`',
+} as const;
+export type AnalyticsPagePart = keyof typeof ANALYTICS_PAGE_PARTS;
+
 /**
- * The real API's fields (dimensions, columns and condition fields) that read an event attribute, each
- * by the keys it is sent under: first as the Appcues SDKs send it (camelCase: the web SDK's `flowId`,
- * `stepId`; the mobile SDKs' `experienceId`, `stepType`, `message`, ...), then as sent by hand
- * (snake_case). An event's value is that of the first key it has, `""` when it has none.
+ * What a field of the vocabulary reads from an event:
+ * - `column`: the event's own text field (an absent id is `""`);
+ * - `record`: the event as stored: `timestamp` (RFC 3339 with milliseconds at the offset of `timezone`), `attributes` (the
+ *   JSON object of all attributes), `context` (the JSON object of the kept context, `{"url": ...}` or `{}`);
+ * - `keys`: the first of these attribute keys an event has; a key path names a key inside an object by dots
+ *   (`_identity._sessionId` is `_sessionId` inside `_identity`, where the mobile SDKs put their own properties); no SDK
+ *   key holds a dot. The value is text: a string as is, any other JSON value as its JSON text, `""` when no key is there.
+ *   `stored`: a column of the event store computed at insert (event-store migration 7), so queries parse no JSON for it;
+ *   `parse` then derives the stored value from that text (`ANALYTICS_VALUE_PARSERS`);
+ * - `page`: a part of the event's page URL (`ANALYTICS_PAGE_PARTS`), `""` without one;
+ * - `unavailable`: a name of the real API this store cannot answer, and why (a 400 says so).
  */
-export const ANALYTICS_ATTRIBUTE_FIELDS = {
-  flow_id: ['flowId', 'flow_id'],
-  flow_version: ['flowVersion', 'flow_version'],
-  flow_type: ['flowType', 'flow_type'],
-  step_id: ['stepId', 'step_id'],
-  step_type: ['stepType', 'step_type'],
-  step_child_id: ['stepChildId', 'step_child_id'],
-  interaction_type: ['interactionType', 'interaction_type'],
-  interaction_data: ['interactionData', 'interaction_data'],
-  step_error_message: ['message', 'step_error_message'],
-  step_child_error_message: ['message', 'step_child_error_message'],
-  experience_id: ['experienceId', 'experience_id'],
-  experience_type: ['experienceType', 'experience_type'],
-  locale_id: ['localeId', 'locale_id'],
-  locale_name: ['localeName', 'locale_name'],
-  checklist_id: ['checklistId', 'checklist_id'],
-  checklist_item_id: ['checklistItemId', 'checklist_item_id'],
-  item_id: ['itemId', 'item_id'],
-  goal_id: ['goalId', 'goal_id'],
-  experiment_id: ['experimentId', 'experiment_id'],
-  experiment_group: ['experimentGroup', 'experiment_group'],
-  score: ['score'],
-  feedback: ['feedback'],
-} as const satisfies Record<string, readonly string[]>;
-export type AnalyticsAttributeField = keyof typeof ANALYTICS_ATTRIBUTE_FIELDS;
+export type AnalyticsFieldReading =
+  | { readonly column: 'name' | 'user_id' | 'group_id' }
+  | { readonly record: 'timestamp' | 'attributes' | 'context' }
+  | { readonly keys: readonly string[]; readonly stored?: true; readonly parse?: AnalyticsValueParser }
+  | { readonly page: AnalyticsPagePart }
+  | { readonly unavailable: string };
+
+/** The groups of the real API's dimensions (the field-by-field reference of the analytics-query skill in appcues/skills), for the docs. */
+export type AnalyticsFieldGroup =
+  | 'time'
+  | 'event'
+  | 'identity'
+  | 'flows'
+  | 'flow errors'
+  | 'experiences'
+  | 'checklists'
+  | 'goals and experiments'
+  | 'NPS'
+  | 'page'
+  | 'device'
+  | 'membership'
+  | 'profiles';
+
+export interface AnalyticsFieldDefinition {
+  readonly group: AnalyticsFieldGroup;
+  readonly reads: AnalyticsFieldReading;
+}
+
+/** The keys a user agent is read from: the SDKs' `_identity._userAgent`, then as sent by hand. */
+const USER_AGENT_KEYS = ['_identity._userAgent', 'userAgent', 'user_agent'];
+const userAgent = (parse: AnalyticsValueParser): AnalyticsFieldDefinition => ({
+  group: 'device',
+  reads: { keys: USER_AGENT_KEYS, stored: true, parse },
+});
+/** A field read from its SDK key (camelCase) first, then its own snake_case name, as sent by hand. */
+const sdkKey = (group: AnalyticsFieldGroup, camelCase: string, snakeCase: string, stored?: true): AnalyticsFieldDefinition => ({
+  group,
+  reads: { keys: camelCase === snakeCase ? [camelCase] : [camelCase, snakeCase], ...(stored ? { stored } : {}) },
+});
+const profileField: AnalyticsFieldDefinition = {
+  group: 'profiles',
+  reads: {
+    unavailable:
+      "is a profile field: the event store holds events, not profiles; read a user's profile with GET /v2/accounts/{account}/users/{user_id}/profile",
+  },
+};
+
+/**
+ * The whole vocabulary of dimensions, columns and condition fields (besides the time buckets and `attributes.<key>`), each
+ * read from what the Appcues SDKs send: the web SDK's `flowId`, `stepId`, ...; the mobile SDKs' `experienceId`, `stepType`,
+ * `message`, and their own properties under `attributes._identity` (`_sessionId`, `_appId`, `_operatingSystem`,
+ * `_userAgent`: appcues-ios-sdk `AutoPropertyDecorator.swift`, appcues-android-sdk `AutoPropertyDecorator.kt`). Where no
+ * source names a key, the camelCase form of the name, then the name itself. Validation, the SQL, the OpenAPI description
+ * and docs/analytics.md all read this table.
+ */
+export const ANALYTICS_FIELDS = {
+  timestamp: { group: 'time', reads: { record: 'timestamp' } },
+  name: { group: 'event', reads: { column: 'name' } },
+  event_type: sdkKey('event', 'eventType', 'event_type'),
+  source: sdkKey('event', 'source', 'source'),
+  platform: {
+    group: 'event',
+    reads: { keys: ['_identity._operatingSystem', 'platform', ...USER_AGENT_KEYS], stored: true, parse: 'platform' },
+  },
+  app_id: { group: 'event', reads: { keys: ['_identity._appId', 'appId', 'app_id'] } },
+  attributes: { group: 'event', reads: { record: 'attributes' } },
+  context: { group: 'event', reads: { record: 'context' } },
+  user_id: { group: 'identity', reads: { column: 'user_id' } },
+  group_id: { group: 'identity', reads: { column: 'group_id' } },
+  session_id: { group: 'identity', reads: { keys: ['_identity._sessionId', 'sessionId', 'session_id'], stored: true } },
+  email: sdkKey('identity', 'email', 'email'),
+  identity: { group: 'identity', reads: { keys: ['_identity'] } },
+  flow_id: sdkKey('flows', 'flowId', 'flow_id'),
+  flow_version: sdkKey('flows', 'flowVersion', 'flow_version'),
+  flow_type: sdkKey('flows', 'flowType', 'flow_type'),
+  step_id: sdkKey('flows', 'stepId', 'step_id', true),
+  step_type: sdkKey('flows', 'stepType', 'step_type'),
+  step_child_id: sdkKey('flows', 'stepChildId', 'step_child_id'),
+  interaction_type: sdkKey('flows', 'interactionType', 'interaction_type'),
+  interaction_data: sdkKey('flows', 'interactionData', 'interaction_data'),
+  step_error_message: { group: 'flow errors', reads: { keys: ['message', 'step_error_message'], stored: true } },
+  step_error_url: sdkKey('flow errors', 'stepErrorUrl', 'step_error_url'),
+  step_child_error_message: { group: 'flow errors', reads: { keys: ['message', 'step_child_error_message'], stored: true } },
+  step_child_error_url: sdkKey('flow errors', 'stepChildErrorUrl', 'step_child_error_url'),
+  experience_id: sdkKey('experiences', 'experienceId', 'experience_id', true),
+  experience_type: sdkKey('experiences', 'experienceType', 'experience_type'),
+  survey_id: sdkKey('experiences', 'surveyId', 'survey_id'),
+  response_value: sdkKey('experiences', 'responseValue', 'response_value'),
+  search_query: sdkKey('experiences', 'searchQuery', 'search_query'),
+  checklist_id: sdkKey('checklists', 'checklistId', 'checklist_id'),
+  checklist_item_id: sdkKey('checklists', 'checklistItemId', 'checklist_item_id'),
+  item_id: sdkKey('checklists', 'itemId', 'item_id'),
+  goal_id: sdkKey('goals and experiments', 'goalId', 'goal_id'),
+  goal_version: sdkKey('goals and experiments', 'goalVersion', 'goal_version'),
+  experiment_id: sdkKey('goals and experiments', 'experimentId', 'experiment_id'),
+  experiment_group: sdkKey('goals and experiments', 'experimentGroup', 'experiment_group'),
+  score: sdkKey('NPS', 'score', 'score'),
+  feedback: sdkKey('NPS', 'feedback', 'feedback'),
+  window: sdkKey('NPS', 'window', 'window'),
+  url: { group: 'page', reads: { page: 'url' } },
+  hostname: { group: 'page', reads: { page: 'hostname' } },
+  path: { group: 'page', reads: { page: 'path' } },
+  hash: { group: 'page', reads: { page: 'hash' } },
+  query: { group: 'page', reads: { page: 'query' } },
+  context_url: { group: 'page', reads: { page: 'url' } },
+  screen_id: sdkKey('page', 'screenId', 'screen_id'),
+  current_page_url: { group: 'page', reads: { keys: ['_identity._currentPageUrl', 'currentPageUrl', 'current_page_url'] } },
+  last_page_url: { group: 'page', reads: { keys: ['_identity._lastPageUrl', 'lastPageUrl', 'last_page_url'] } },
+  user_agent_browser: userAgent('browser'),
+  user_agent_os: userAgent('os'),
+  user_agent_device: userAgent('device'),
+  user_agent_cpu: userAgent('cpu'),
+  user_agent_engine: userAgent('engine'),
+  locale_id: sdkKey('device', 'localeId', 'locale_id'),
+  locale_name: sdkKey('device', 'localeName', 'locale_name'),
+  segment_id: sdkKey('membership', 'segmentId', 'segment_id'),
+  user_segment_id: sdkKey('membership', 'userSegmentId', 'user_segment_id'),
+  campaign_id: sdkKey('membership', 'campaignId', 'campaign_id'),
+  tactic_id: sdkKey('membership', 'tacticId', 'tactic_id'),
+  user_group_id: sdkKey('membership', 'userGroupId', 'user_group_id'),
+  attribute_name: profileField,
+  attribute_value: profileField,
+  last_seen: profileField,
+  last_updated: profileField,
+} as const satisfies Record<string, AnalyticsFieldDefinition>;
+export type AnalyticsField = keyof typeof ANALYTICS_FIELDS;
+/** The real API's other name of `name`, in dimensions, columns and conditions alike. */
+export const ANALYTICS_EVENT_ALIAS = 'event';
+
+/** The fields read from attribute keys (`ANALYTICS_FIELDS`), each by its keys: what NPS and flow metrics read too. */
+export const ANALYTICS_ATTRIBUTE_FIELDS = Object.fromEntries(
+  Object.entries(ANALYTICS_FIELDS).flatMap(([field, { reads }]) => ('keys' in reads ? [[field, reads.keys]] : [])),
+) as Record<string, readonly string[]>;
 /** The field naming the flow of the flow events, which the event store computes at insert (the flow funnel's dimension). */
-export const ANALYTICS_FLOW_FIELD = 'flow_id' satisfies AnalyticsAttributeField;
+export const ANALYTICS_FLOW_FIELD = 'flow_id' satisfies AnalyticsField;
 /** `attributes.<key>` names any attribute as a dimension or a column. */
 export const ANALYTICS_ATTRIBUTE_PREFIX = 'attributes.';
-/** Raw-row columns besides the event fields, the flow attribute and `attributes.<key>`. */
-export const ANALYTICS_EXTRA_COLUMNS = ['timestamp', 'attributes'] as const;
 
 /** Most dimensions (or columns) of one query: more would only multiply the rows. */
 export const ANALYTICS_MAX_FIELDS = 16;
@@ -124,13 +257,26 @@ const metricMeanings = [
 const statisticMeanings = Object.entries(ANALYTICS_STATISTICS)
   .map(([statistic, meaning]) => `\`${statistic}_<field>\` ${meaning}`)
   .join(', ');
-const attributeFieldNames = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS);
-const dimensionNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...attributeFieldNames, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
-const columnNames = [...ANALYTICS_EVENT_FIELDS, 'event', ...ANALYTICS_EXTRA_COLUMNS, ...attributeFieldNames];
-/** Where each attribute field is read from, for the descriptions. */
-const attributeFieldKeys = Object.entries(ANALYTICS_ATTRIBUTE_FIELDS)
-  .map(([field, keys]) => `\`${field}\` (${keys.map((key) => `\`${key}\``).join(', ')})`)
-  .join(', ');
+/** The fields a query can select or compare: the vocabulary but for the profile fields, and `event`. */
+export const ANALYTICS_QUERY_FIELDS = Object.entries(ANALYTICS_FIELDS).flatMap(([field, { reads }]) => {
+  if ('unavailable' in reads) return [];
+  return field === 'name' ? [field, ANALYTICS_EVENT_ALIAS] : [field];
+});
+const dimensionNames = [...ANALYTICS_QUERY_FIELDS, ...Object.keys(ANALYTICS_TIME_BUCKETS)];
+
+/** What a field of the vocabulary reads, in words: the OpenAPI description and docs/analytics.md. */
+export function analyticsFieldReadingText(reading: AnalyticsFieldReading): string {
+  if ('column' in reading) return `the event's \`${reading.column}\``;
+  if ('record' in reading) return `the event's ${reading.record}`;
+  if ('page' in reading) return `the event's page (\`context.url\`): ${ANALYTICS_PAGE_PARTS[reading.page]}`;
+  if ('unavailable' in reading) return `refused: ${reading.unavailable}`;
+  const keys = reading.keys.map((key) => `\`${key}\``).join(', ');
+  const stored = reading.stored ? ' (stored)' : '';
+  return reading.parse ? `${ANALYTICS_VALUE_PARSERS[reading.parse]}, read from ${keys}${stored}` : `${keys}${stored}`;
+}
+const fieldReadings = Object.entries(ANALYTICS_FIELDS)
+  .map(([field, { reads }]) => `\`${field}\` ${analyticsFieldReadingText(reads)}`)
+  .join('; ');
 
 export const AnalyticsQuerySchema = Type.Object(
   {
@@ -158,14 +304,15 @@ export const AnalyticsQuerySchema = Type.Object(
         description:
           'With `metrics`: one row per combination of these values (none: one row in all). ' +
           `\`${dimensionNames.join('`, `')}\` or \`attributes.<key>\` (the attribute's value; a string as is, any other JSON value ` +
-          'as its JSON text, `null` when absent). `event` is `name`; an absent id or attribute field is `""`. Time buckets in ' +
+          'as its JSON text, `null` when absent). `event` is `name`; an absent value of any other field is `""`. Time buckets in ' +
           '`timezone`: ' +
           Object.entries(ANALYTICS_TIME_BUCKETS)
             .map(([bucket, meaning]) => `\`${bucket}\` ${meaning}`)
             .join(', ') +
           '; every bucket of the window is answered, a bucket without events with 0 for each metric (with other dimensions, ' +
           'each combination of their values that has events gets every bucket; with two time buckets, none is filled)' +
-          `. Attribute fields read the first of these attribute keys an event has: ${attributeFieldKeys}.`,
+          '. Each field reads the first of its attribute keys an event has (a dotted key is a path into an object), or what ' +
+          `is named: ${fieldReadings}. Profile fields are refused: the event store holds no profiles.`,
       }),
     ),
     columns: Type.Optional(
@@ -174,17 +321,18 @@ export const AnalyticsQuerySchema = Type.Object(
         maxItems: ANALYTICS_MAX_FIELDS,
         uniqueItems: true,
         description:
-          `Raw rows instead of \`metrics\`: one object per event, oldest first, with these fields: \`${columnNames.join('`, `')}\` ` +
-          'or `attributes.<key>`. `timestamp` is RFC 3339 with milliseconds at the offset of `timezone`; `attributes` is the object ' +
-          'of all attributes; an attribute field is the JSON value of its first key the event has (`""` when none).',
+          `Raw rows instead of \`metrics\`: one object per event, oldest first, with these fields: any field of \`dimensions\` but the ` +
+          'time buckets, or `attributes.<key>`. `timestamp` is RFC 3339 with milliseconds at the offset of `timezone`; `attributes` ' +
+          'and `context` are objects; a field read from attribute keys is the JSON value of its first key the event has, and a ' +
+          'stored or page field its text (`""` when none).',
       }),
     ),
     conditions: Type.Optional(
       Type.Array(ExportConditionSchema, {
         maxItems: MAX_CONDITIONS,
         description:
-          'Filter in the grammar of `POST /export/events` over the fields of `columns` (`event` is `name`; an attribute field ' +
-          'compares its first key the event has) and `attributes.<key>`; any other field is a 400. Top-level conditions are ' +
+          'Filter in the grammar of `POST /export/events` over the fields of `columns` (`event` is `name`; a field read from ' +
+          'attribute keys compares the JSON value of its first key the event has, a stored or page field its text) and `attributes.<key>`; any other field is a 400. Top-level conditions are ' +
           'joined with AND; none selects all events. A condition on an event name no event has matches nothing.',
       }),
     ),

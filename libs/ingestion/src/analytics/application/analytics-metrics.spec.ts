@@ -67,7 +67,7 @@ describe('analytics metrics', () => {
     ],
     [
       { metrics: ['events', 'avg_colour'] },
-      /^metrics\[1\]: unknown field "colour"; a statistic reads one of "flow_id", .*"feedback" or attributes.<key>$/,
+      /^metrics\[1\]: unknown field "colour"; a statistic reads one of .*"flow_id", .*"feedback".* or attributes.<key>$/,
     ],
     [{ metrics: ['avg_'] }, /^metrics\[0\]: unknown metric "avg_"/],
     [{ metrics: ['p50_score'] }, /^metrics\[0\]: unknown metric "p50_score"/],

@@ -6,7 +6,6 @@ import {
   ANALYTICS_NPS_METRICS,
   ANALYTICS_STATISTICS,
   ANALYTICS_TIME_BUCKETS,
-  type AnalyticsAttributeField,
   type AnalyticsMetric,
   type AnalyticsNpsMetric,
   type AnalyticsStatistic,
@@ -44,7 +43,7 @@ const ATTRIBUTE_FIELDS = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS);
 const NPS_DAY = 'day' satisfies keyof typeof ANALYTICS_TIME_BUCKETS;
 const OTHER_TIME_BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS).filter((bucket) => bucket !== NPS_DAY);
 /** What the engine names its raw NPS columns, which fail there: the fields that work instead. */
-const RAW_NPS_FIELDS: Record<string, AnalyticsAttributeField> = { nps_raw_score: 'score', nps_feedback: 'feedback' };
+const RAW_NPS_FIELDS: Record<string, string> = { nps_raw_score: 'score', nps_feedback: 'feedback' };
 
 /**
  * The metrics of a spec, each resolved, with the NPS rules of the real API checked: a 400 naming the
@@ -98,7 +97,7 @@ function metricOf(name: string, path: string): Metric {
 
 /** The keys a statistic's field reads: an attribute field's, or the key of `attributes.<key>`. */
 function operandKeysOf(field: string, path: string): readonly string[] {
-  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, field)) return ANALYTICS_ATTRIBUTE_FIELDS[field as AnalyticsAttributeField];
+  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, field)) return ANALYTICS_ATTRIBUTE_FIELDS[field];
   const key = attributeKeyOf(field, path);
   if (key !== undefined) return [key];
   throw invalid(path, `unknown field ${JSON.stringify(field)}; a statistic reads one of ${listOf(ATTRIBUTE_FIELDS)} or attributes.<key>`);

@@ -1,5 +1,5 @@
 import { DomainError } from '@guidepost/platform-errors';
-import { analyticsSpecOf, syncAnalyticsSpecOf } from './analytics-spec';
+import { analyticsConditionField, analyticsSpecOf, syncAnalyticsSpecOf } from './analytics-spec';
 
 const WINDOW = { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-02T00:00:00Z' };
 
@@ -95,6 +95,42 @@ describe('analyticsSpecOf', () => {
     ]);
   });
 
+  it('resolves the vocabulary by what each field reads: columns, key paths, stored columns, the page', () => {
+    const spec = analyticsSpecOf({
+      ...WINDOW,
+      metrics: ['sessions'],
+      dimensions: ['timestamp', 'app_id', 'session_id', 'user_agent_browser', 'hostname', 'context_url', 'context'],
+    });
+    expect(spec).toMatchObject({
+      metrics: [{ kind: 'count', name: 'sessions' }],
+      dimensions: [
+        { name: 'timestamp', source: { kind: 'field', field: 'timestamp' } },
+        { name: 'app_id', source: { kind: 'attribute-field', field: 'app_id', keys: ['_identity._appId', 'appId', 'app_id'] } },
+        { name: 'session_id', source: { kind: 'stored', field: 'session_id' } },
+        { name: 'user_agent_browser', source: { kind: 'stored', field: 'user_agent_browser' } },
+        { name: 'hostname', source: { kind: 'page', part: 'hostname' } },
+        { name: 'context_url', source: { kind: 'page', part: 'url' } },
+        { name: 'context', source: { kind: 'field', field: 'context' } },
+      ],
+    });
+  });
+
+  it('compares a key path, a stored column and a page part in conditions, and refuses a profile field there too', () => {
+    expect(analyticsConditionField('app_id', 'conditions[0][0]')).toEqual({
+      kind: 'attribute',
+      keys: [['_identity', '_appId'], ['appId'], ['app_id']],
+    });
+    expect(analyticsConditionField('platform', 'conditions[0][0]')).toEqual({ kind: 'text', name: 'platform', sql: 'platform' });
+    expect(analyticsConditionField('path', 'conditions[0][0]')).toEqual({
+      kind: 'text',
+      name: 'path',
+      sql: "path(ifNull(context_url, ''))",
+    });
+    expect(() => analyticsConditionField('attribute_value', 'conditions[2][0]')).toThrow(
+      /^conditions\[2\]\[0\]: "attribute_value" is a profile field/,
+    );
+  });
+
   it('takes a window of 90 days for a query and refuses a longer one, naming its length', () => {
     expect(() => syncAnalyticsSpecOf({ metrics: ['events'], start_time: '2026-05-29', end_time: '2026-08-26' })).not.toThrow();
     expect(detailOf({ metrics: ['events'], start_time: '2026-01-01', end_time: '2026-05-27' }, syncAnalyticsSpecOf)).toBe(
@@ -134,11 +170,18 @@ describe('analyticsSpecOf', () => {
   });
 
   it.each([
-    [{ metrics: ['events', 'clicks'] }, /^metrics\[1\]: unknown metric "clicks"; use one of "events", "users", "groups", "conversion", /],
+    [
+      { metrics: ['events', 'clicks'] },
+      /^metrics\[1\]: unknown metric "clicks"; use one of "events", "users", "groups", "sessions", "conversion", /,
+    ],
     [{ metrics: ['events', 'events'] }, /^metrics\[1\]: "events" is already asked for$/],
     [{ metrics: [] }, /^metrics: must name at least one metric/],
     [{ metrics: ['events'], dimensions: ['name', 'colour'] }, /^dimensions\[1\]: unknown dimension "colour"/],
-    [{ metrics: ['events'], dimensions: ['timestamp'] }, /^dimensions\[0\]: unknown dimension "timestamp"/],
+    [
+      { metrics: ['events'], dimensions: ['last_seen'] },
+      /^dimensions\[0\]: "last_seen" is a profile field: the event store holds events, not profiles; read a user's profile with GET \/v2\/accounts\/\{account\}\/users\/\{user_id\}\/profile$/,
+    ],
+    [{ columns: ['attribute_name'] }, /^columns\[0\]: "attribute_name" is a profile field/],
     [{ metrics: ['events'], dimensions: ['attributes.'] }, /^dimensions\[0\]: unknown dimension/],
     [{ metrics: ['events'], dimensions: ['day', 'day'] }, /^dimensions\[1\]: "day" is already asked for$/],
     [{ metrics: ['events'], dimensions: Array.from({ length: 17 }, (_, i) => `attributes.k${i}`) }, /^dimensions: must name at most 16$/],

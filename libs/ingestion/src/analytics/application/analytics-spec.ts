@@ -1,12 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
-  ANALYTICS_ATTRIBUTE_FIELDS,
-  ANALYTICS_EVENT_FIELDS,
-  ANALYTICS_EXTRA_COLUMNS,
+  ANALYTICS_EVENT_ALIAS,
+  ANALYTICS_FIELDS,
   ANALYTICS_MAX_FIELDS,
+  ANALYTICS_QUERY_FIELDS,
   ANALYTICS_SYNC_MAX_DAYS,
   ANALYTICS_TIME_BUCKETS,
-  type AnalyticsAttributeField,
+  type AnalyticsField,
+  type AnalyticsFieldReading,
+  type AnalyticsPagePart,
   AnalyticsQuerySchema,
   type AnalyticsTimeBucket,
   EVENT_COLUMN_FIELDS,
@@ -16,17 +18,25 @@ import { rangeBoundField } from '../../events/application/instant-field';
 import { ianaZone } from '../../events/domain/time-zone';
 import { compileExportConditions, type ConditionField } from '../../events/domain/export-conditions';
 import { withinStorableRange } from '../../events/domain/storable-event';
+import { CONTEXT_JSON_SQL, PAGE_PART_SQL } from '../domain/analytics-field-sql';
 import { isNpsMetric, type Metric, metricsOf, refuseRawNpsField } from './analytics-metrics';
 import { attributeKeyOf, invalid, listOf } from './analytics-names';
 
+/** What a field of the vocabulary reads as the event stores it (`ANALYTICS_FIELDS`: `column` and `record`). */
+export type EventRecordField =
+  Extract<AnalyticsFieldReading, { column: unknown }>['column'] | Extract<AnalyticsFieldReading, { record: unknown }>['record'];
+
 /**
  * What a dimension or a column reads from an event: one of its fields, a time bucket, a field of the
- * real API read from the first of its attribute keys the event has, or an attribute by its key.
+ * real API read from the first of its attribute keys the event has (each key a dotted path), a column
+ * the store computes at insert (named as the field), a part of the event's page, or an attribute by its key.
  */
 export type EventField =
-  | { readonly kind: 'field'; readonly field: (typeof ANALYTICS_EVENT_FIELDS)[number] | (typeof ANALYTICS_EXTRA_COLUMNS)[number] }
+  | { readonly kind: 'field'; readonly field: EventRecordField }
   | { readonly kind: 'bucket'; readonly bucket: AnalyticsTimeBucket }
-  | { readonly kind: 'attribute-field'; readonly field: AnalyticsAttributeField; readonly keys: readonly string[] }
+  | { readonly kind: 'attribute-field'; readonly field: AnalyticsField; readonly keys: readonly string[] }
+  | { readonly kind: 'stored'; readonly field: AnalyticsField }
+  | { readonly kind: 'page'; readonly part: AnalyticsPagePart }
   | { readonly kind: 'attribute'; readonly key: string };
 
 /** A named output field of a row: the name the client asked for and what it reads. */
@@ -96,12 +106,9 @@ export type AnalyticsRequest = Static<typeof AnalyticsRequestSchema>;
 const parseBody = compileValidator(AnalyticsRequestSchema);
 
 const BUCKETS = Object.keys(ANALYTICS_TIME_BUCKETS) as AnalyticsTimeBucket[];
-/** The real API's other name of `name`, in dimensions, columns and conditions alike. */
-const EVENT_ALIAS = 'event';
-const ATTRIBUTE_FIELDS = Object.keys(ANALYTICS_ATTRIBUTE_FIELDS) as AnalyticsAttributeField[];
-const DIMENSION_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ATTRIBUTE_FIELDS, ...BUCKETS];
-const COLUMN_NAMES = [...ANALYTICS_EVENT_FIELDS, EVENT_ALIAS, ...ANALYTICS_EXTRA_COLUMNS, ...ATTRIBUTE_FIELDS];
-const CONDITION_FIELDS = [...EVENT_COLUMN_FIELDS, ...ATTRIBUTE_FIELDS];
+const EVENT_ALIAS = ANALYTICS_EVENT_ALIAS;
+const DIMENSION_NAMES = [...ANALYTICS_QUERY_FIELDS, ...BUCKETS];
+const COLUMN_NAMES = ANALYTICS_QUERY_FIELDS;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The most a zone's clocks move back at once when daylight saving time ends. */
 const DAYLIGHT_SAVING_SHIFT_MS = 60 * 60 * 1000;
@@ -145,23 +152,42 @@ export function checkedAnalyticsRequest(body: unknown): AnalyticsRequest {
 }
 
 /**
- * What a condition of a query compares: the event's columns, the real API's attribute fields (from the
- * first of their keys an event has) and `attributes.<key>`. Any other name is a 400 naming it: read as
- * an attribute of that name, as exports do, a field the real API knows but spelled otherwise here
- * would silently match nothing.
+ * What a condition of a query compares: the event's columns (`timestamp` as an instant), the fields of
+ * the vocabulary (a field read from attribute keys as the JSON value of its first key an event has, any
+ * other as the text a row shows) and `attributes.<key>`. Any other name is a 400 naming it: read as an
+ * attribute of that name, as exports do, a field the real API knows but spelled otherwise here would
+ * silently match nothing.
  */
 export function analyticsConditionField(field: string, path: string): ConditionField {
   if ((EVENT_COLUMN_FIELDS as readonly string[]).includes(field))
     return { kind: 'column', column: field as (typeof EVENT_COLUMN_FIELDS)[number] };
-  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, field))
-    return { kind: 'attribute', keys: ANALYTICS_ATTRIBUTE_FIELDS[field as AnalyticsAttributeField] };
   const key = attributeKeyOf(field, path);
-  if (key !== undefined) return { kind: 'attribute', keys: [key] };
-  refuseRawNpsField(field, path);
-  throw invalid(
-    path,
-    `unknown field ${JSON.stringify(field)}; use one of ${listOf([EVENT_ALIAS, ...CONDITION_FIELDS])} or attributes.<key>`,
-  );
+  if (key !== undefined) return { kind: 'attribute', keys: [[key]] };
+  if (!Object.hasOwn(ANALYTICS_FIELDS, field)) {
+    refuseRawNpsField(field, path);
+    throw invalid(path, `unknown field ${JSON.stringify(field)}; use one of ${listOf(ANALYTICS_QUERY_FIELDS)} or attributes.<key>`);
+  }
+  const source = vocabularyFieldOf(field as AnalyticsField, path);
+  if (source.kind === 'attribute-field') return { kind: 'attribute', keys: source.keys.map(keyPathOf) };
+  if (source.kind === 'stored') return { kind: 'text', name: field, sql: source.field };
+  if (source.kind === 'page') return { kind: 'text', name: field, sql: PAGE_PART_SQL[source.part] };
+  // The event's columns are the export grammar's (above): what is left is its whole attributes or context, as JSON text.
+  return { kind: 'text', name: field, sql: field === 'context' ? CONTEXT_JSON_SQL : 'attributes' };
+}
+
+/** A key of the vocabulary as the path it names: dots lead into nested objects (no SDK key holds one). */
+export function keyPathOf(key: string): string[] {
+  return key.split('.');
+}
+
+/** What a field of the vocabulary reads; a 400 at `path` for a field this store cannot answer. */
+function vocabularyFieldOf(field: AnalyticsField, path: string): EventField {
+  const reads: AnalyticsFieldReading = ANALYTICS_FIELDS[field].reads;
+  if ('unavailable' in reads) throw invalid(path, `${JSON.stringify(field)} ${reads.unavailable}`);
+  if ('column' in reads) return { kind: 'field', field: reads.column };
+  if ('record' in reads) return { kind: 'field', field: reads.record };
+  if ('page' in reads) return { kind: 'page', part: reads.page };
+  return reads.stored ? { kind: 'stored', field } : { kind: 'attribute-field', field, keys: reads.keys };
 }
 
 function specOf(request: AnalyticsRequest): AnalyticsSpec {
@@ -266,18 +292,12 @@ function fieldsOf(requested: readonly string[], list: 'dimensions' | 'columns', 
 function sourceOf(name: string, path: string, list: string, known: readonly string[]): EventField {
   const key = attributeKeyOf(name, path);
   if (key !== undefined) return { kind: 'attribute', key };
-  if (!known.includes(name)) {
-    refuseRawNpsField(name, path);
-    throw invalid(
-      path,
-      `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`,
-    );
-  }
-  if (Object.hasOwn(ANALYTICS_ATTRIBUTE_FIELDS, name)) {
-    const field = name as AnalyticsAttributeField;
-    return { kind: 'attribute-field', field, keys: ANALYTICS_ATTRIBUTE_FIELDS[field] };
-  }
   if (name === EVENT_ALIAS) return { kind: 'field', field: 'name' };
-  if ((BUCKETS as string[]).includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };
-  return { kind: 'field', field: name as (typeof ANALYTICS_EVENT_FIELDS)[number] };
+  if ((BUCKETS as string[]).includes(name) && known.includes(name)) return { kind: 'bucket', bucket: name as AnalyticsTimeBucket };
+  if (Object.hasOwn(ANALYTICS_FIELDS, name)) return vocabularyFieldOf(name as AnalyticsField, path);
+  refuseRawNpsField(name, path);
+  throw invalid(
+    path,
+    `unknown ${list === 'columns' ? 'column' : 'dimension'} ${JSON.stringify(name)}; use one of ${listOf(known)} or attributes.<key>`,
+  );
 }

@@ -45,7 +45,7 @@ describe('analyticsStatement', () => {
   it('refuses a condition on a field the analytics vocabulary does not have, pointing to attributes.<key>', () => {
     expect(() =>
       analyticsStatement('acct', analyticsSpecOf({ ...WINDOW, metrics: ['events'], conditions: [['plan', '==', 'pro']] }), 1),
-    ).toThrow(/^conditions\[0\]\[0\]: unknown field "plan"; use one of "event", "name", .* or attributes.<key>$/);
+    ).toThrow(/^conditions\[0\]\[0\]: unknown field "plan"; use one of "timestamp", "name", "event", .* or attributes.<key>$/);
   });
 
   it('orders aggregate rows by time bucket, then the first metric, largest first, then the other dimensions', () => {

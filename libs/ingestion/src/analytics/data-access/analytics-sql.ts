@@ -6,14 +6,17 @@ import {
 } from '@guidepost/contracts-http';
 import { isNpsMetric, type Metric } from '../application/analytics-metrics';
 import { compileExportConditions } from '../../events/domain/export-conditions';
+import { CONTEXT_JSON_SQL, PAGE_PART_SQL } from '../domain/analytics-field-sql';
 import { dateTime64Param } from '../../events/domain/instant';
 import { READ_SETTINGS } from '../../events/data-access/event-sql';
 import { EVENTS_TABLE } from '../../events/data-access/clickhouse-event-store.adapter';
 import { UNPARSED_FLOW_ID_SQL } from '../../events/data-access/clickhouse-migrations';
 import {
   analyticsConditionField,
+  keyPathOf,
   type AnalyticsSpec,
   type EventField,
+  type EventRecordField,
   type OutputField,
   type RankFilter,
   type SortKey,
@@ -37,6 +40,7 @@ const METRIC_SQL: Record<AnalyticsMetric, string> = {
   events: 'count()',
   users: 'uniqExactIf(user_key, user_key != 0)',
   groups: "uniqExactIf(group_id, group_id != '')",
+  sessions: "uniqExactIf(session_id, session_id != '')",
 };
 
 /** The query's IANA zone (`timezone`), a constant to every function that takes one. */
@@ -148,9 +152,9 @@ function rawRows(columns: readonly OutputField[], orderBy: readonly SortKey[], w
   return `SELECT ${jsonObject(members)} FROM ${EVENTS_TABLE} WHERE ${where} ORDER BY ${order} ${PAGE}`;
 }
 
-/** What a raw column sorts by: the instant for `timestamp`, the JSON text for `attributes`, the text value otherwise. */
+/** What a raw column sorts by: the instant for `timestamp`, the text value otherwise. */
 function sortValue(source: EventField, placeholders: Placeholders): string {
-  if (source.kind === 'field' && (source.field === 'timestamp' || source.field === 'attributes')) return source.field;
+  if (source.kind === 'field' && source.field === 'timestamp') return source.field;
   return dimensionSql(source, placeholders);
 }
 
@@ -252,11 +256,33 @@ function dimensionSql(source: EventField, placeholders: Placeholders): string {
       return attributeText(placeholders.text(source.key));
     case 'attribute-field':
       if (isStoredFlowId(source)) return `ifNull(${STORED_FLOW_ID}, '')`;
-      return `coalesce(${source.keys.map((key) => attributeText(placeholders.text(key))).join(', ')}, '')`;
-    case 'field':
+      return `coalesce(${source.keys
+        .map((key) =>
+          attributeText(
+            keyPathOf(key)
+              .map((name) => placeholders.text(name))
+              .join(', '),
+          ),
+        )
+        .join(', ')}, '')`;
+    case 'stored':
       return source.field;
+    case 'page':
+      return PAGE_PART_SQL[source.part];
+    case 'field':
+      return FIELD_TEXT_SQL[source.field];
   }
 }
+
+/** The event's own fields as text: the instant at the zone's offset, the attributes and context as JSON. */
+const FIELD_TEXT_SQL: Record<EventRecordField, string> = {
+  name: 'name',
+  user_id: 'user_id',
+  group_id: 'group_id',
+  timestamp: ZONED_TIMESTAMP,
+  attributes: 'attributes',
+  context: CONTEXT_JSON_SQL,
+};
 
 /** A raw row's value as JSON text: attributes keep their JSON type. */
 function columnJson(source: EventField, placeholders: Placeholders): string {
@@ -267,13 +293,15 @@ function columnJson(source: EventField, placeholders: Placeholders): string {
   if (source.kind === 'attribute-field') {
     // The JSON value of the first key the event has, `""` when it has none.
     const firstPresent = source.keys.flatMap((name) => {
-      const key = placeholders.text(name);
-      return [`JSONType(attributes, ${key}) != 'Null'`, `JSONExtractRaw(attributes, ${key})`];
+      const path = keyPathOf(name)
+        .map((key) => placeholders.text(key))
+        .join(', ');
+      return [`JSONType(attributes, ${path}) != 'Null'`, `JSONExtractRaw(attributes, ${path})`];
     });
     return `multiIf(${firstPresent.join(', ')}, '""')`;
   }
-  if (source.kind === 'field' && source.field === 'timestamp') return `toJSONString(${ZONED_TIMESTAMP})`;
-  if (source.kind === 'field' && source.field === 'attributes') return 'attributes';
+  // The attributes and the context are JSON objects already.
+  if (source.kind === 'field' && (source.field === 'attributes' || source.field === 'context')) return FIELD_TEXT_SQL[source.field];
   return jsonOrNull(dimensionSql(source, placeholders));
 }
 
@@ -282,7 +310,10 @@ function jsonOrNull(value: string): string {
   return `ifNull(toJSONString(${value}), 'null')`;
 }
 
-/** An attribute as text, as the like family of the conditions reads it: a string as is, another value as its JSON text, NULL when absent or null. */
+/**
+ * An attribute as text, as the like family of the conditions reads it: a string as is, another value as its JSON text, NULL when
+ * absent or null. `key` is its key's SQL, or the SQL of the keys of its path, comma-separated.
+ */
 function attributeText(key: string): string {
   const type = `JSONType(attributes, ${key})`;
   return `if(${type} = 'Null', NULL, if(${type} = 'String', JSONExtractString(attributes, ${key}), JSONExtractRaw(attributes, ${key})))`;

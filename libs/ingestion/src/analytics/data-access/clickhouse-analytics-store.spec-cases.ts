@@ -72,6 +72,14 @@ const FLOW_RUNS: [string, string, Record<string, unknown>][] = [
   ['u4', 'appcues:v2:experience_completed', { experienceId: 'e1' }],
 ];
 
+/** User agents as browsers and the iOS SDK's web view send them. */
+const USER_AGENTS = {
+  iosWebView: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+  chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  safariMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  firefoxAndroid: 'Mozilla/5.0 (Android 14; Mobile; rv:121.0) Gecko/121.0 Firefox/121.0',
+};
+
 /**
  * Analytics queries on the real engine, in process (`clickhouse-analytics-store.spec.ts`) or a server
  * over HTTP (`clickhouse-analytics-store.int-spec.ts`): the same SQL and budget settings must hold on both.
@@ -102,6 +110,25 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'small', event: event(2, { userId: '', groupId: 'g1', attributes: { n: null } }) },
       // 1e20 is written as 21 digits, which the JSON reader of inserts and mutations refuses (see UNPARSED_FLOW_ID_SQL).
       { accountId: 'flows', event: event(4, { attributes: { flow_id: 'onboarding', big: 1e20 } }) },
+      // Stored before the analytics fields of migration 7: the Android SDK's step error, and a session start whose
+      // attributes the insert cannot read.
+      {
+        accountId: 'devices',
+        event: event(33, {
+          userId: 'u2',
+          name: 'appcues:v2:step_error',
+          attributes: {
+            experienceId: 'e-android',
+            stepId: 's-1',
+            message: 'no target',
+            _identity: { _sessionId: 'S-AND', _appId: 'app-android', _operatingSystem: 'Android', _deviceType: 'phone' },
+          },
+        }),
+      },
+      {
+        accountId: 'devices',
+        event: event(37, { userId: 'u6', name: 'appcues:session_started', attributes: { big: 1e20, _identity: { _sessionId: 'S-BIG' } } }),
+      },
     ];
     await target.client.insert({ table: 'events', format: 'JSONEachRow', values: storedBefore.map(eventRowOf) });
     await migrateClickHouse(target.client, 'ingestion', EVENT_STORE_MIGRATIONS, quiet);
@@ -128,6 +155,7 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
         }),
       },
       { accountId: 'sdk', event: event(25, { name: 'appcues:step_completed', attributes: { flow_id: 'f-hand', step_id: 's-9' } }) },
+      ...sdkShapedEvents(event),
       { accountId: 'zoned', event: event(11, { userId: 'u1', name: 'opened', timestamp: '2025-10-01T03:00:00.000Z' }) },
       { accountId: 'zoned', event: event(12, { userId: 'u2', name: 'opened', timestamp: '2025-10-01T09:30:00.250Z' }) },
       { accountId: 'zoned', event: event(13, { userId: 'u3', name: 'closed', timestamp: '2025-10-01T10:00:00.000Z' }) },
@@ -224,6 +252,148 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(await rows('sdk', { columns: ['experience_id', 'step_type', 'score'], conditions: [['experience_id', 'like', 'e-%']] })).toEqual(
       [{ experience_id: 'e-mobile', step_type: 'modal', score: '' }],
     );
+  });
+
+  it('groups errors by browser and platform as the SDKs send them (errors-by-browser.json)', async () => {
+    const spec = {
+      metrics: ['events', 'users'],
+      dimensions: ['flow_id', 'experience_id', 'user_agent_browser', 'platform'],
+      conditions: [['name', 'in', ['appcues:step_error', 'appcues:step_child_error', 'appcues:v2:step_error']]],
+      order_by: [['events', 'desc']],
+      timezone: 'UTC',
+    };
+    expect(await rows('devices', spec)).toEqual([
+      { flow_id: '', experience_id: 'e-ios', user_agent_browser: 'WebView', platform: 'ios', events: 2, users: 1 },
+      { flow_id: '', experience_id: 'e-android', user_agent_browser: '', platform: 'android', events: 1, users: 1 },
+      { flow_id: 'f-hand', experience_id: '', user_agent_browser: 'Firefox', platform: 'web', events: 1, users: 1 },
+      { flow_id: 'f-web', experience_id: '', user_agent_browser: 'Chrome', platform: 'web', events: 1, users: 1 },
+      { flow_id: 'f-web', experience_id: '', user_agent_browser: 'Safari', platform: 'web', events: 1, users: 1 },
+    ]);
+  });
+
+  it('counts sessions by their session_id, wherever the SDK put it; an event without one counts for none', async () => {
+    expect(await rows('devices', { metrics: ['sessions', 'users', 'events'] })).toEqual([{ sessions: 6, users: 7, events: 8 }]);
+    expect(await rows('devices', { metrics: ['sessions'], dimensions: ['platform'], order_by: [['platform', 'asc']] })).toEqual([
+      { platform: '', sessions: 1 },
+      { platform: 'android', sessions: 1 },
+      { platform: 'ios', sessions: 1 },
+      { platform: 'web', sessions: 3 },
+    ]);
+  });
+
+  it('reads the identity, device and page fields of each event from what its SDK sent', async () => {
+    const columns = ['user_id', 'session_id', 'app_id', 'user_agent_os', 'user_agent_device', 'user_agent_cpu', 'user_agent_engine'];
+    const page = ['user_id', 'url', 'hostname', 'path', 'query', 'hash', 'context'];
+    const byUser = { order_by: [['user_id', 'asc']] };
+    const iosError = {
+      user_id: 'u1',
+      session_id: 'S-IOS',
+      app_id: 'app-ios',
+      user_agent_os: 'iOS',
+      user_agent_device: 'mobile',
+      user_agent_cpu: '',
+      user_agent_engine: 'WebKit',
+    };
+    expect(await rows('devices', { columns, ...byUser })).toEqual([
+      iosError,
+      iosError,
+      {
+        user_id: 'u2',
+        session_id: 'S-AND',
+        app_id: 'app-android',
+        user_agent_os: '',
+        user_agent_device: '',
+        user_agent_cpu: '',
+        user_agent_engine: '',
+      },
+      {
+        user_id: 'u3',
+        session_id: 'S-WEB',
+        app_id: '',
+        user_agent_os: 'Windows',
+        user_agent_device: 'desktop',
+        user_agent_cpu: 'amd64',
+        user_agent_engine: 'Blink',
+      },
+      {
+        user_id: 'u4',
+        session_id: 'S-WEB2',
+        app_id: '',
+        user_agent_os: 'macOS',
+        user_agent_device: 'desktop',
+        user_agent_cpu: '',
+        user_agent_engine: 'WebKit',
+      },
+      {
+        user_id: 'u5',
+        session_id: 'S-HAND',
+        app_id: '',
+        user_agent_os: 'Android',
+        user_agent_device: 'mobile',
+        user_agent_cpu: '',
+        user_agent_engine: 'Gecko',
+      },
+      {
+        user_id: 'u6',
+        session_id: 'S-BIG',
+        app_id: '',
+        user_agent_os: '',
+        user_agent_device: '',
+        user_agent_cpu: '',
+        user_agent_engine: '',
+      },
+      { user_id: 'u7', session_id: '', app_id: '', user_agent_os: '', user_agent_device: '', user_agent_cpu: '', user_agent_engine: '' },
+    ]);
+    expect(await rows('devices', { columns: page, conditions: [['hostname', '==', 'app.example.com']] })).toEqual([
+      {
+        user_id: 'u3',
+        url: 'https://app.example.com/settings/billing?tab=2#invoices',
+        hostname: 'app.example.com',
+        path: '/settings/billing',
+        query: 'tab=2',
+        hash: 'invoices',
+        context: { url: 'https://app.example.com/settings/billing?tab=2#invoices' },
+      },
+    ]);
+    expect(await rows('devices', { columns: ['context', 'url'], conditions: [['user_id', '==', 'u7']] })).toEqual([
+      { context: {}, url: '' },
+    ]);
+  });
+
+  it('filters on stored fields, key paths and page parts, each compared as the value a row shows', async () => {
+    const count = async (conditions: unknown[]) => rows('devices', { metrics: ['events'], conditions });
+    expect(await count([['platform', '==', 'web']])).toEqual([{ events: 3 }]);
+    expect(await count([['session_id', 'like', 'S-WEB%']])).toEqual([{ events: 2 }]);
+    expect(await count([['app_id', '==', 'app-ios']])).toEqual([{ events: 2 }]);
+    expect(await count([['user_agent_browser', 'is null']])).toEqual([{ events: 3 }]);
+    expect(await count([['path', 'like', '/settings/%']])).toEqual([{ events: 1 }]);
+    expect(await count([['step_error_message', '==', 'no target']])).toEqual([{ events: 3 }]);
+  });
+
+  it('fills the stored fields of the events stored before migration 7', async () => {
+    // The migration's MATERIALIZE runs in the background; once done, every part holds the columns.
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const pending = await target.client.query({
+        query: "SELECT count() AS pending FROM system.mutations WHERE table = 'events' AND NOT is_done",
+        format: 'JSONEachRow',
+      });
+      if (Number((await pending.json<{ pending: string }>())[0].pending) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const parts = await target.client.query({
+      query:
+        "SELECT countIf(column = 'session_id') AS with_column, uniqExact(name) AS parts FROM system.parts_columns " +
+        "WHERE table = 'events' AND active AND database = currentDatabase()",
+      format: 'JSONEachRow',
+    });
+    const [{ with_column: withColumn, parts: allParts }] = await parts.json<{ with_column: string; parts: string }>();
+    expect(Number(withColumn)).toBe(Number(allParts));
+    expect(
+      await rows('devices', { columns: ['user_id', 'session_id', 'platform', 'step_id'], conditions: [['user_id', 'in', ['u2', 'u6']]] }),
+    ).toEqual([
+      { user_id: 'u2', session_id: 'S-AND', platform: 'android', step_id: 's-1' },
+      { user_id: 'u6', session_id: 'S-BIG', platform: '', step_id: '' },
+    ]);
   });
 
   it('counts an account whose flow ids all came by the SDK key through the stored column', async () => {
@@ -490,4 +660,45 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(refusal.detail).toMatch(/^query: did not finish within the 0.001 s time budget/);
     expect(classifyFailure(refusal)).toBe('unrecognised');
   });
+}
+
+/**
+ * The 'devices' account's events as the SDKs send them (but those stored before migration 7, above): the iOS SDK's
+ * step errors (its properties under `_identity`, its web view's user agent), classic web errors from Chrome and Safari
+ * (the page in `context.url`), an event sent by hand with snake_case keys, and one with no session.
+ */
+function sdkShapedEvents(event: (n: number, fields: Partial<RecordedEvent>) => RecordedEvent) {
+  const ios = { _sessionId: 'S-IOS', _appId: 'app-ios', _operatingSystem: 'ios', _userAgent: USER_AGENTS.iosWebView, _deviceType: 'phone' };
+  const iosError = { experienceId: 'e-ios', stepId: 's-2', stepType: 'modal', message: 'no target', _identity: ios };
+  return [
+    { accountId: 'devices', event: event(31, { userId: 'u1', name: 'appcues:v2:step_error', attributes: iosError }) },
+    { accountId: 'devices', event: event(32, { userId: 'u1', name: 'appcues:v2:step_error', attributes: iosError }) },
+    {
+      accountId: 'devices',
+      event: event(34, {
+        userId: 'u3',
+        name: 'appcues:step_error',
+        contextUrl: 'https://app.example.com/settings/billing?tab=2#invoices',
+        attributes: { flowId: 'f-web', stepId: 's-9', _identity: { _sessionId: 'S-WEB', _userAgent: USER_AGENTS.chromeWindows } },
+      }),
+    },
+    {
+      accountId: 'devices',
+      event: event(35, {
+        userId: 'u4',
+        name: 'appcues:step_child_error',
+        contextUrl: 'https://docs.example.com/',
+        attributes: { flowId: 'f-web', _identity: { _sessionId: 'S-WEB2', _userAgent: USER_AGENTS.safariMac } },
+      }),
+    },
+    {
+      accountId: 'devices',
+      event: event(36, {
+        userId: 'u5',
+        name: 'appcues:step_error',
+        attributes: { flow_id: 'f-hand', session_id: 'S-HAND', user_agent: USER_AGENTS.firefoxAndroid },
+      }),
+    },
+    { accountId: 'devices', event: event(38, { userId: 'u7', name: 'viewed', attributes: {} }) },
+  ];
 }

@@ -14,13 +14,18 @@ import { DomainError } from '@guidepost/platform-errors';
 import { dateTime64Param, instantOf } from './instant';
 import { isStorableInstant } from './storable-event';
 
+/** An attribute's key, or the keys leading to it through nested objects (`['_identity', '_sessionId']`). */
+export type AttributePath = readonly string[];
+
 /**
- * What a condition's field compares: a text column of the event, its timestamp, or an attribute read
- * from the first of `keys` the event has (several when a field is sent under more than one name).
+ * What a condition's field compares: a text column of the event, its timestamp, an attribute read
+ * from the first of `keys` the event has (several when a field is sent under more than one name), or
+ * the text of an SQL expression over the event's columns (`name` says it in an error).
  */
 export type ConditionField =
   | { readonly kind: 'column'; readonly column: (typeof EVENT_COLUMN_FIELDS)[number] }
-  | { readonly kind: 'attribute'; readonly keys: readonly string[] };
+  | { readonly kind: 'attribute'; readonly keys: readonly AttributePath[] }
+  | { readonly kind: 'text'; readonly name: string; readonly sql: string };
 
 /** Resolves a condition's field (at `path`, for a 400 naming it). */
 export type FieldResolver = (field: string, path: string) => ConditionField;
@@ -29,7 +34,7 @@ export type FieldResolver = (field: string, path: string) => ConditionField;
 function exportField(field: string): ConditionField {
   return (EVENT_COLUMN_FIELDS as readonly string[]).includes(field)
     ? { kind: 'column', column: field as (typeof EVENT_COLUMN_FIELDS)[number] }
-    : { kind: 'attribute', keys: [field] };
+    : { kind: 'attribute', keys: [[field]] };
 }
 
 /** An export's conditions as one ClickHouse boolean expression over the `events` table. */
@@ -183,16 +188,20 @@ class ConditionCompiler {
    * An attribute's value as JSON text (`"pro"`, `3`, `null`, `{"a":1}`; empty when the event lacks it),
    * from the `attribute_values` map (event-store migration 5), which ClickHouse computes once per row
    * whatever the number of conditions: a JSON function per condition parsed the attributes once per
-   * condition. Each key's value is computed once and named by an alias (`aliased`).
+   * condition. Each key's value is computed once and named by an alias (`aliased`). A nested key is
+   * read from its top-level object's JSON text.
    */
-  attributeJson(keys: readonly string[]): string {
-    const [first, ...others] = keys.map((key) => `attribute_values[${this.param('String', key)}]`);
+  attributeJson(keys: readonly AttributePath[]): string {
+    const [first, ...others] = keys.map(([top, ...nested]) => {
+      const value = `attribute_values[${this.param('String', top)}]`;
+      return nested.length === 0 ? value : `JSONExtractRaw(${value}, ${nested.map((key) => this.param('String', key)).join(', ')})`;
+    });
     // The first key the event has: a key it lacks reads as empty.
     return this.aliased(others.reduce((json, next) => `if(${json} != '', ${json}, ${next})`, first));
   }
 
   /** An attribute's text, as the like family reads it: a string's value unescaped, any other value's JSON text. */
-  attributeText(keys: readonly string[]): string {
+  attributeText(keys: readonly AttributePath[]): string {
     const json = this.attributeJson(keys);
     return this.aliased(`if(startsWith(${json}, '"'), JSONExtractString(${json}), ${json})`);
   }
@@ -237,21 +246,25 @@ interface Target {
 
 function targetOf(field: ConditionField, compiler: ConditionCompiler): Target {
   if (field.kind === 'attribute') return attribute(field.keys, compiler);
+  if (field.kind === 'text') return textColumn(field.name, compiler, `(${field.sql})`);
   return field.column === 'timestamp' ? timestampColumn(compiler) : textColumn(field.column, compiler);
 }
 
-/** `name`, `user_id`, `group_id`: text; the ids are empty for events without one. A number compares as its decimal text. */
-function textColumn(column: string, compiler: ConditionCompiler): Target {
+/**
+ * `name`, `user_id`, `group_id` (or the text `sql` computes): text, empty for events without one
+ * (`name` is never). A number compares as its decimal text.
+ */
+function textColumn(column: string, compiler: ConditionCompiler, sql = column): Target {
   return {
-    isNull: () => (column === 'name' ? '0' : `${column} = ''`),
+    isNull: () => (column === 'name' ? '0' : `${sql} = ''`),
     isIn: (values) => {
       const texts = values.map(({ value, path }) => {
         if (typeof value === 'boolean') throw invalid(path, `field "${column}" holds text; compare it with a string`);
         return String(value);
       });
-      return `${column} IN ${compiler.param('Array(String)', texts)}`;
+      return `${sql} IN ${compiler.param('Array(String)', texts)}`;
     },
-    matches: (like, pattern) => `${column} ${like} ${pattern}`,
+    matches: (like, pattern) => `${sql} ${like} ${pattern}`,
   };
 }
 
@@ -282,7 +295,7 @@ function timestampColumn(compiler: ConditionCompiler): Target {
  * render alike. The like family reads a string's value (unescaped from its JSON text alone) and any
  * other value's JSON text.
  */
-function attribute(keys: readonly string[], compiler: ConditionCompiler): Target {
+function attribute(keys: readonly AttributePath[], compiler: ConditionCompiler): Target {
   const isNull = () => `${compiler.attributeJson(keys)} IN ('', 'null')`;
   return {
     isNull,
