@@ -74,7 +74,8 @@ describe('PublicApiGate', () => {
       'RateLimit-Reset': '1',
       'X-RateLimit-Limit': '2',
       'X-RateLimit-Remaining': '1',
-      'X-RateLimit-Reset': '1',
+      // The instant of the reset, in epoch seconds: the window opened at 1,000 s.
+      'X-RateLimit-Reset': '1001',
     });
   });
 
@@ -120,7 +121,12 @@ describe('PublicApiGate', () => {
     const error = await failure();
     expect(error.code).toBe('throttled');
     expect(error.retryAfterSeconds).toBe(1);
-    expect(headers).toMatchObject({ 'RateLimit-Remaining': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1' });
+    expect(headers).toMatchObject({
+      'RateLimit-Remaining': '0',
+      'X-RateLimit-Remaining': '0',
+      'RateLimit-Reset': '1',
+      'X-RateLimit-Reset': '1001',
+    });
     now += 1000;
     await expect(admit()).resolves.toBe('acme');
   });

@@ -95,11 +95,16 @@ function unauthenticatedDetail(parsed: BasicAuthorization): string {
   }
 }
 
+/**
+ * The IETF draft's `RateLimit-*` names, and the `X-RateLimit-*` names the official clients read: the
+ * same limit and remaining budget, but `X-RateLimit-Reset` is the instant of the reset in epoch
+ * seconds, as the real API's is, where the draft's `RateLimit-Reset` is the seconds until it.
+ */
 function announceBudget(budget: RateLimitDecision, setHeader: SetHeader): void {
-  const fields = { Limit: budget.limit, Remaining: budget.remaining, Reset: budget.resetSeconds };
-  for (const [field, value] of Object.entries(fields)) {
-    // The IETF draft's names, and the X- names that clients such as the official CLI read: same values.
+  for (const [field, value] of Object.entries({ Limit: budget.limit, Remaining: budget.remaining })) {
     setHeader(`RateLimit-${field}`, String(value));
     setHeader(`X-RateLimit-${field}`, String(value));
   }
+  setHeader('RateLimit-Reset', String(budget.resetSeconds));
+  setHeader('X-RateLimit-Reset', String(budget.resetAt));
 }

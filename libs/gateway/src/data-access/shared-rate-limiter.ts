@@ -87,10 +87,13 @@ export class SharedRateLimiter extends RateLimiter {
         lease.waiting -= 1;
       }
     }
-    const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    if (lease.left === 0) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
+    const reset = {
+      resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+      resetAt: Math.ceil((windowStart + WINDOW_MS) / 1000),
+    };
+    if (lease.left === 0) return { allowed: false, limit: this.limit, remaining: 0, ...reset };
     lease.left -= 1;
-    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.grantedEverywhere + lease.left), resetSeconds };
+    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.grantedEverywhere + lease.left), ...reset };
   }
 
   /**

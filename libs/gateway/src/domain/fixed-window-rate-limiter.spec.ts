@@ -7,7 +7,8 @@ describe('FixedWindowRateLimiter', () => {
   it('allows the limit within one window, counting down what remains, then refuses', () => {
     const limiter = new FixedWindowRateLimiter(3, 1000, () => now);
     expect([1, 2, 3].map(() => limiter.take('acme').remaining)).toEqual([2, 1, 0]);
-    expect(limiter.take('acme')).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 1 });
+    // The window opened at 5,000 s ends at 5,001 s since the epoch.
+    expect(limiter.take('acme')).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 1, resetAt: 5_001 });
   });
 
   it('opens a fresh window once the previous one has ended', () => {

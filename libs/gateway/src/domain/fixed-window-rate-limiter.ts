@@ -5,6 +5,8 @@ export interface RateLimitDecision {
   readonly remaining: number;
   /** Whole seconds (at least 1) until the budget is full again; also the `Retry-After` of a refusal. */
   readonly resetSeconds: number;
+  /** When the budget is full again, in seconds since the epoch (rounded up): what the official clients read. */
+  readonly resetAt: number;
 }
 
 /** Past this many tracked subjects, windows that have ended are swept out before a new one is added. */
@@ -41,6 +43,7 @@ export class FixedWindowRateLimiter {
       limit: this.limit,
       remaining: this.limit - window.used,
       resetSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)),
+      resetAt: Math.ceil(window.endsAt / 1000),
     };
   }
 

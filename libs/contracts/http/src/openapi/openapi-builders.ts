@@ -40,7 +40,7 @@ export const HEADERS: Record<string, JsonObject> = {
   'RateLimit-Reset': integerHeader('Whole seconds until the window resets'),
   'X-RateLimit-Limit': integerHeader('The same value as `RateLimit-Limit`, under the name clients such as the official CLI read'),
   'X-RateLimit-Remaining': integerHeader('The same value as `RateLimit-Remaining`'),
-  'X-RateLimit-Reset': integerHeader('The same value as `RateLimit-Reset`: whole seconds until the window resets (not a time stamp)'),
+  'X-RateLimit-Reset': integerHeader('When the window resets, in seconds since the epoch (the instant `RateLimit-Reset` counts down to)'),
   'Retry-After': integerHeader('Whole seconds to wait before retrying'),
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Basic realm="guidepost"`', schema: { type: 'string' } },
   'Accept-Encoding': {

@@ -85,8 +85,8 @@ An export skips at most ${EXPORT_MAX_OFFSET} events (\`offset\`) and its conditi
 
 **Throttling.** 60 requests per second per account by default (configurable). A throttled request gets 429 with an
 integer \`Retry-After\` (seconds). Every authenticated answer, 429 included, carries the \`RateLimit-Limit\`,
-\`RateLimit-Remaining\` and \`RateLimit-Reset\` headers and the same integers as \`X-RateLimit-Limit\`,
-\`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (the reset in seconds); clients retry 429 and 5xx answers after
+\`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the reset) headers, and \`X-RateLimit-Limit\`,
+\`X-RateLimit-Remaining\` (the same integers) and \`X-RateLimit-Reset\` (the reset's instant, in epoch seconds); clients retry 429 and 5xx answers after
 \`Retry-After\`. Failed authentication is throttled too: after 10 failures within a minute from one client address, or
 with one API key, requests from that address or with that key are answered 429 with \`Retry-After\` for 5 minutes,
 before their credentials are checked (a key's throttle spares the addresses it was recently used from).
