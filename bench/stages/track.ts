@@ -100,7 +100,11 @@ export async function measureTrack(deployment: Deployment, settings: TrackSettin
       await load(serverUrl(server, 'bench-warmup'), warmupConnections, settings.warmupSeconds);
       const referenceCpuBefore = cpuNow(cpuOfReference);
       for (const connectionRuns of measured)
-        connectionRuns.reference = await load(serverUrl(server, `bench-c${connectionRuns.connections}`), connectionRuns.connections, settings.durationSeconds);
+        connectionRuns.reference = await load(
+          serverUrl(server, `bench-c${connectionRuns.connections}`),
+          connectionRuns.connections,
+          settings.durationSeconds,
+        );
       const referenceAcknowledged = measured.reduce((sum, { reference: run }) => sum + (run?.succeeded ?? 0), 0);
       figures.push(...referenceCpuFigures(stage, cpuSince(referenceCpuBefore, cpuOfReference), referenceAcknowledged));
     }
