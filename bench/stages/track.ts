@@ -217,7 +217,7 @@ function cpuFigures(stage: string, shape: Shape, spent: readonly ProcessCpu[], a
   const distributed = shape === 'distributed';
   const ownTotal: Figure = {
     stage,
-    figure: `CPU per acknowledged event, Guidepost's ${guidepost.length} processes above their idle cost`,
+    figure: `CPU per acknowledged event, ${guidepost.length === 1 ? "Guidepost's process above its" : `Guidepost's ${guidepost.length} processes above their`} idle cost`,
     measured: `${describeMs(perEvent(ownAboveIdleMs))} (${count(ownMs)} ms CPU, of which ${count(idleCpuMs)} ms idle cost)`,
     target: distributed ? atMost(perEvent(ownAboveIdleMs), DISTRIBUTED_OWN_CPU_TARGET_MS, describeMs) : undefined,
   };
