@@ -26,10 +26,23 @@ export interface Deployment {
    * caller). The standalone server is stopped first: chdb binds its data folder to one process.
    */
   openEventStore(): Promise<EventStoreConnection>;
+  /** The Kafka broker the deployment produces to, where it has one (the distributed shape). */
+  readonly kafka?: KafkaPlace;
   /** Whether `openEventStore()` stops the deployment (the standalone server: chdb binds its data folder to one process). */
   readonly exclusiveEventStore: boolean;
   /** Idempotent. */
   stop(): Promise<void>;
+}
+
+/** Where a benchmark's own topic goes on the deployment's broker: discarded with the deployment when it stops. */
+export interface KafkaPlace {
+  readonly brokers: readonly string[];
+  /** Prefix of the deployment's topics (`<namespace>.`). */
+  readonly topicPrefix: string;
+  /** Partitions of the deployment's topics. */
+  readonly partitions: number;
+  /** The broker's process, when the benchmark found it (one of `processes`). */
+  readonly brokerProcess?: NamedProcess;
 }
 
 /** A client of an event store, and how to let go of it (and of the engine opened for it, if any). */

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 // The suite's own launcher (relative: the benchmark is compiled on its own, bench/tsconfig.json).
 import { DistributedSuite } from '../../tools/suite/src/distributed-suite';
 import { infrastructureDir, loadInfrastructure } from '../../tools/suite/src/infrastructure';
+import { namespaceData } from '../../tools/suite/src/namespace-data';
 import { createClickHouseClient } from '@guidepost/platform-clickhouse';
 import { loadConfig } from '@guidepost/platform-config';
 import type { Deployment } from './deployment';
@@ -30,9 +31,11 @@ const INFRA_SERVERS = {
  */
 export async function startDistributed(runDir: string, ingestionReplicas = 1): Promise<Deployment> {
   await startInfrastructure();
+  const infrastructure = loadInfrastructure();
+  const namespace = `bench_${Date.now().toString(36)}`;
   const suite = await DistributedSuite.start({
-    infrastructure: loadInfrastructure(),
-    namespace: `bench_${Date.now().toString(36)}`,
+    infrastructure,
+    namespace,
     runDir,
     ingestionReplicas,
     logLevel: 'warn',
@@ -57,6 +60,13 @@ export async function startDistributed(runDir: string, ingestionReplicas = 1): P
       eventStoreProcess,
       openEventStore,
       exclusiveEventStore: false,
+      kafka: {
+        brokers: infrastructure.kafkaBrokers.split(','),
+        topicPrefix: `${namespaceData(namespace).kafkaNamespace}.`,
+        // The services create their topics with the default of GUIDEPOST_KAFKA_TOPIC_PARTITIONS.
+        partitions: loadConfig({}).kafkaTopicPartitions,
+        brokerProcess: processes.find((named) => named.name === INFRA_SERVERS.kafka),
+      },
       stop,
     };
   } catch (error) {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 /** One autocannon run: the same request over and over on `connections` keep-alive connections. */
@@ -9,7 +10,10 @@ export interface LoadSettings {
   /** Requests per second over all connections; unset, each connection sends as fast as it is answered. */
   readonly overallRate?: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** Sent as the body of every POST; each `[<id>]` in it is replaced by a fresh id per request. */
+  /**
+   * Sent as the body of every POST; each `[<id>]` in it is replaced by a fresh id per request, and each
+   * `[<now>]` by the time the request is built (ISO 8601), as a client stamps its events.
+   */
   readonly body: string;
 }
 
@@ -24,7 +28,7 @@ export interface LoadResult {
   readonly latencyP99Ms: number;
 }
 
-/** The fields of autocannon's `--json` summary the benchmark reads. */
+/** The fields of autocannon's result the benchmark reads. */
 interface AutocannonSummary {
   duration: number;
   '2xx': number;
@@ -34,36 +38,16 @@ interface AutocannonSummary {
   latency: { p50: number; p99: number };
 }
 
-const AUTOCANNON = require.resolve('autocannon/autocannon.js');
+/** load-runner.js, compiled beside this file. */
+const LOAD_RUNNER = join(__dirname, 'load-runner.js');
 const run = promisify(execFile);
 
 /**
- * Runs autocannon in its own process, so that the load generator never shares an event loop with
- * what it measures, and reads its JSON summary.
+ * Runs autocannon in its own process (`load-runner`), so that the load generator never shares an
+ * event loop with what it measures, and reads its JSON summary.
  */
 export async function generateLoad(settings: LoadSettings): Promise<LoadResult> {
-  const headerArguments = Object.entries(settings.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
-  const { stdout } = await run(
-    process.execPath,
-    [
-      AUTOCANNON,
-      '--json',
-      '--no-progress',
-      '--connections',
-      String(settings.connections),
-      '--duration',
-      String(settings.durationSeconds),
-      ...(settings.overallRate === undefined ? [] : ['--overallRate', String(settings.overallRate)]),
-      '--method',
-      'POST',
-      '--idReplacement',
-      '--body',
-      settings.body,
-      ...headerArguments,
-      settings.url,
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  );
+  const { stdout } = await run(process.execPath, [LOAD_RUNNER, JSON.stringify(settings)], { maxBuffer: 16 * 1024 * 1024 });
   const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as AutocannonSummary;
   return {
     durationSeconds: summary.duration,

@@ -27,6 +27,15 @@ export interface TlsSettings {
   readonly reloadIntervalMs: number;
 }
 
+/**
+ * A fetch of a batch consumer waits on the broker until `minBytes` are there or `maxWaitMs` passed
+ * (kafkajs `minBytes`, `maxWaitTimeInMs`), so that it is not woken by every produce request.
+ */
+export interface KafkaBatchFetch {
+  readonly minBytes: number;
+  readonly maxWaitMs: number;
+}
+
 export interface AnalyticsSettings {
   /** Most rows a query answers. */
   readonly maxRows: number;
@@ -80,6 +89,8 @@ export class AppConfig {
   readonly kafkaNamespace: string | undefined;
   readonly kafkaTopicPartitions: number;
   readonly kafkaReplicationFactor: number;
+  /** How the fetches of batch consumers (the event sink) gather records before the broker answers. */
+  readonly kafkaBatchFetch: KafkaBatchFetch;
   /** The shared secret between the gateway and the services (distributed shape). */
   readonly internalToken: string | undefined;
   /** Where each service answers, for the gateway's routing and the services' internal calls. */
@@ -100,6 +111,8 @@ export class AppConfig {
   readonly s3: S3Settings | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
+  /** How long a group commit of tracked events waits for company before it starts (ms). */
+  readonly trackCommitLingerMs: number;
   readonly eventSinkMaxRows: number;
   readonly eventSinkMaxWaitMs: number;
   /** The limits and budget of analytics queries (`GUIDEPOST_ANALYTICS_*`). */
@@ -139,6 +152,10 @@ export class AppConfig {
     this.kafkaNamespace = env.GUIDEPOST_KAFKA_NAMESPACE;
     this.kafkaTopicPartitions = env.GUIDEPOST_KAFKA_TOPIC_PARTITIONS;
     this.kafkaReplicationFactor = env.GUIDEPOST_KAFKA_REPLICATION_FACTOR;
+    this.kafkaBatchFetch = {
+      minBytes: env.GUIDEPOST_KAFKA_BATCH_FETCH_MIN_BYTES,
+      maxWaitMs: env.GUIDEPOST_KAFKA_BATCH_FETCH_MAX_WAIT_MS,
+    };
     this.internalToken = env.GUIDEPOST_INTERNAL_TOKEN;
     this.serviceUrls = {
       content: env.GUIDEPOST_CONTENT_SERVICE_URL,
@@ -165,6 +182,7 @@ export class AppConfig {
       : undefined;
     this.smtpUrl = env.GUIDEPOST_SMTP_URL;
     this.mailFrom = env.GUIDEPOST_MAIL_FROM;
+    this.trackCommitLingerMs = env.GUIDEPOST_TRACK_COMMIT_LINGER_MS;
     this.eventSinkMaxRows = env.GUIDEPOST_EVENT_SINK_MAX_ROWS;
     this.eventSinkMaxWaitMs = env.GUIDEPOST_EVENT_SINK_MAX_WAIT_MS;
     this.analytics = {

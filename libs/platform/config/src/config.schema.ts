@@ -155,6 +155,20 @@ export const EnvironmentSchema = Type.Object({
     description:
       'Replication factor of the topics a service creates (3 in production); they need all but one replica in sync to take a write (min.insync.replicas)',
   }),
+  GUIDEPOST_KAFKA_BATCH_FETCH_MIN_BYTES: Type.Integer({
+    minimum: 1,
+    maximum: 10 * 1024 * 1024,
+    default: 1024 * 1024,
+    description:
+      'Bytes a fetch of a batch consumer (the event sink) waits for before the broker answers, so that it is not woken by every produce request...',
+  }),
+  GUIDEPOST_KAFKA_BATCH_FETCH_MAX_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 150,
+    description:
+      '...or how long it waits at most (ms); keep it below `GUIDEPOST_EVENT_SINK_MAX_WAIT_MS`, which bounds how long an event waits to become queryable',
+  }),
   GUIDEPOST_INTERNAL_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -252,6 +266,13 @@ export const EnvironmentSchema = Type.Object({
     minLength: 3,
     default: 'Guidepost <no-reply@guidepost.invalid>',
     description: 'Sender of notification mail',
+  }),
+  GUIDEPOST_TRACK_COMMIT_LINGER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000,
+    default: 5,
+    description:
+      'How long a durable write of tracked events (a produce request to Kafka, an outbox transaction standalone) waits for more events to join it before it starts (ms): each write has a fixed cost, shared by the events it carries; 0 starts it at once, and events that arrive while one runs go into the next',
   }),
   GUIDEPOST_EVENT_SINK_MAX_ROWS: Type.Integer({
     minimum: 1,

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { RecordedEvent } from '@guidepost/contracts-events';
+import { AppConfig } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { Counter } from 'prom-client';
 import { AcceptedEventsLog, type AccountEvents } from './accepted-events-log.port';
@@ -27,14 +28,15 @@ interface AcceptedEvent {
 @Injectable()
 export class EventIntake implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventIntake.name);
-  private readonly commits = new GroupCommit<AcceptedEvent>((events) => this.commit(events), ACCEPTED_BATCH_LIMITS);
-
+  private readonly commits: GroupCommit<AcceptedEvent>;
   private readonly accepted: Counter<'intake'>;
 
   constructor(
     private readonly log: AcceptedEventsLog,
     metrics: MetricsRegistry,
+    config: AppConfig,
   ) {
+    this.commits = new GroupCommit((events) => this.commit(events), { ...ACCEPTED_BATCH_LIMITS, lingerMs: config.trackCommitLingerMs });
     this.accepted = eventsAcceptedCounter(metrics);
   }
 

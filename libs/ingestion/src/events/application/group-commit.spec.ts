@@ -104,6 +104,31 @@ describe('GroupCommit', () => {
     expect(commits.batches).toEqual([['first'], ['a', 'b'], ['huge'], ['c']]);
   });
 
+  it('waits lingerMs before each commit, so that items submitted meanwhile join it', async () => {
+    jest.useFakeTimers();
+    try {
+      const commits = new ManualCommits();
+      const group = new GroupCommit(commits.commit, { ...LARGE, lingerMs: 5 });
+      void group.submit('a', 1);
+      await jest.advanceTimersByTimeAsync(4);
+      void group.submit('b', 1);
+      expect(commits.batches).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(commits.batches).toEqual([['a', 'b']]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('does not linger when maxItems are already waiting', async () => {
+    const commits = new ManualCommits();
+    const group = new GroupCommit(commits.commit, { maxItems: 2, maxBytes: 1_000, lingerMs: 60_000 });
+    void group.submit('a', 1);
+    void group.submit('b', 1);
+    await settle();
+    expect(commits.batches).toEqual([['a', 'b']]);
+  });
+
   it('rejects every item of a failed commit with its error, and still commits the next batch', async () => {
     const commits = new ManualCommits();
     const group = new GroupCommit(commits.commit, LARGE);

@@ -21,7 +21,7 @@ import {
 import { ClientKafka } from '@nestjs/microservices';
 import { type ISocketFactory, type Kafka, logLevel, type Message, Partitioners, type Producer, type RetryOptions } from 'kafkajs';
 import type { Topic } from '@guidepost/contracts-events';
-import { AppConfig } from '@guidepost/platform-config';
+import { AppConfig, type KafkaBatchFetch } from '@guidepost/platform-config';
 import { reasonOf } from '@guidepost/platform-failures';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import { DeadLetterRecorder } from '../dead-letter-recorder.port';
@@ -78,6 +78,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
   private readonly layout: TopicLayout;
   private readonly names: KafkaNames;
   private readonly topicNames: Set<string>;
+  private readonly batchFetch: KafkaBatchFetch;
   private readonly consumers: SubscriptionConsumer[] = [];
   private producer: Producer | undefined;
   /** A new producer session being started (see `produce`). */
@@ -100,6 +101,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
     this.layout = { partitions: config.kafkaTopicPartitions, replicationFactor: config.kafkaReplicationFactor };
     this.names = new KafkaNames(config.kafkaNamespace);
     this.topicNames = new Set(options.topics.map((topic) => topic.name));
+    this.batchFetch = config.kafkaBatchFetch;
     this.metrics = new KafkaBusMetrics(registry);
     const retry = options.requestRetry ?? KAFKA_RETRY;
     this.client = new ClientKafka({
@@ -260,6 +262,7 @@ export class KafkaBus extends MessageBus implements OnModuleInit, OnApplicationB
         retry: this.options.handlerRetry ?? HANDLER_RETRY,
         sendDeadLetter: (deadLetterTopic, record) => this.sendDeadLetter(deadLetterTopic, record),
         recorder: this.recorder,
+        batchFetch: this.batchFetch,
       }),
     );
   }

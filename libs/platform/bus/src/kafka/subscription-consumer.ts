@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import type { BusMessage, Topic } from '@guidepost/contracts-events';
+import type { KafkaBatchFetch } from '@guidepost/platform-config';
 import type { DeadLetterRecorder } from '../dead-letter-recorder.port';
 import type { Subscription } from '../message-bus.port';
 import { assertValidPayload } from '../payload-validator';
@@ -40,6 +41,8 @@ export interface ConsumerDependencies {
   readonly sendDeadLetter: (topic: string, record: Message) => Promise<void>;
   /** Keeps dead letters where an operator can list and replay them (the service's schema), when the host binds one. */
   readonly recorder?: DeadLetterRecorder;
+  /** How a batch subscription's fetches gather records; single-message ones answer at the first record. */
+  readonly batchFetch: KafkaBatchFetch;
 }
 
 /** A received record with what it arrived as, which is what a dead letter carries on. */
@@ -102,6 +105,7 @@ export class SubscriptionConsumer {
       allowAutoTopicCreation: false,
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      ...this.fetchSettings(),
     });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.onJoin(payload.memberAssignment[this.kafkaTopic] ?? []));
     consumer.on(consumer.events.CRASH, ({ payload }) => this.onCrash(payload.error, payload.restart));
@@ -119,6 +123,18 @@ export class SubscriptionConsumer {
         eachBatch: (payload) => this.deliverBatch(payload),
       })
       .catch((error: unknown) => this.onCrash(error, false));
+  }
+
+  /**
+   * A batch subscription (the event sink, fed by every tracked event) gathers records on the broker
+   * before it is answered, instead of being woken by each produce request: its handler gathers them
+   * for a while anyway (`InsertGatherer`). Job workers and the like keep kafkajs' defaults: the broker
+   * answers at the first record, and an idle fetch waits 5 s.
+   */
+  private fetchSettings(): Pick<ConsumerConfig, 'minBytes' | 'maxWaitTimeInMs'> {
+    if (!('handleBatch' in this.subscription)) return {};
+    const { minBytes, maxWaitMs } = this.dependencies.batchFetch;
+    return { minBytes, maxWaitTimeInMs: maxWaitMs };
   }
 
   /** Finishes the handler run in hand (committing it if it succeeded), then leaves the group. */
