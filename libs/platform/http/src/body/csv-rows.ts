@@ -88,15 +88,19 @@ export class CsvParser implements RecordParser<CsvRow> {
       // copied to join it, not the whole chunk (text read in two pieces reads as in one).
       const lf = chunk.indexOf('\n');
       if (lf !== -1 && lf < chunk.length - 1) {
-        this.parse(this.pending + chunk.slice(0, lf + 1), false, out);
-        chunk = chunk.slice(lf + 1);
+        this.parse(this.pending + chunk.slice(0, lf + 1), 0, false, out);
+        // The chunk itself is read from after that line rather than cut there: a cut string is read
+        // through an indirection on every character.
+        if (this.pending.length === 0) this.parse(chunk, lf + 1, false, out);
+        else this.parse(this.pending + chunk.slice(lf + 1), 0, false, out);
+        return;
       }
     }
-    this.parse(this.pending.length === 0 ? chunk : this.pending + chunk, false, out);
+    this.parse(this.pending.length === 0 ? chunk : this.pending + chunk, 0, false, out);
   }
 
   end(out: (CsvRow | RecordFailure)[]): void {
-    if (this.pending.length > 0 && !this.skipping) this.parse(this.pending, true, out);
+    if (this.pending.length > 0 && !this.skipping) this.parse(this.pending, 0, true, out);
     this.pending = '';
   }
 
@@ -105,11 +109,12 @@ export class CsvParser implements RecordParser<CsvRow> {
     return this.line + lineBreaksIn(this.pending, 0, this.pending.length);
   }
 
-  private parse(text: string, final: boolean, out: (CsvRow | RecordFailure)[]): void {
-    let pos = 0;
+  /** Parses `text` from `start` on; what it cannot finish yet is kept in `pending`. */
+  private parse(text: string, start: number, final: boolean, out: (CsvRow | RecordFailure)[]): void {
+    let pos = start;
     let line = this.line;
     if (this.skipping) {
-      const lf = text.indexOf('\n');
+      const lf = text.indexOf('\n', pos);
       if (lf === -1) {
         this.pending = '';
         return;
