@@ -220,8 +220,7 @@ function mayBeBlank(code: number): boolean {
 }
 
 /**
- * Scans the row starting at `start`, whose first quote is at `quote` (-1: none yet), cell by cell,
- * honouring quotes. The cells before the one holding that quote are cut as on a line without quotes
+ * Scans the row starting at `start`, whose first quote is at `quote`, cell by cell, honouring quotes. The cells before the one holding that quote are cut as on a line without quotes
  * (no line break lies before it); after it, the next comma and line break are searched for, not
  * stepped to, and each only once.
  */
