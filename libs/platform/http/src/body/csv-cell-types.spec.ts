@@ -80,6 +80,30 @@ describe('csvRecordTyper', () => {
       { user_id: '8', plan: 3.5, seats: -0, beta: false, note: 'true story' },
     ]);
   });
+
+  it('takes column names as data, whatever characters they hold', () => {
+    const columns = ['a"b', "c'd", 'e\\', '`${f}`', '});throw 1;({', 'g\u2028h', 'constructor', '__proto__', 'name'];
+    const cells = ['1', 'true', 'x', '', '2.5', 'y', 'z', 'w', '007'];
+    const record = csvRecordTyper(columns)(cells);
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+    expect(Object.entries(record)).toEqual([
+      ['a"b', 1],
+      ["c'd", true],
+      ['e\\', 'x'],
+      ['});throw 1;({', 2.5],
+      ['g\u2028h', 'y'],
+      ['constructor', 'z'],
+      ['__proto__', 'w'],
+      ['name', '007'],
+    ]);
+  });
+
+  it('types the rows of a header too wide to compile as typedCsvRecord does', () => {
+    const columns = Array.from({ length: 1500 }, (_, index) => (index === 0 ? 'user_id' : `c${index}`));
+    const cells = columns.map((_, index) => (index % 3 === 0 ? String(index) : index % 3 === 1 ? '' : 'true'));
+    expect(csvRecordTyper(columns)(cells)).toEqual(typedCsvRecord(columns, cells));
+    expect(Object.keys(csvRecordTyper(columns)(cells))).toHaveLength(1000);
+  });
 });
 
 describe('csvColumnsOf', () => {

@@ -76,6 +76,14 @@ describe('csvRows', () => {
     expect(await rowsOf(streamOf('5" screen,  "a, b"  ,x\n'))).toEqual([{ line: 1, cells: ['5" screen', 'a, b', 'x'] }]);
   });
 
+  it('reads the cells before and after a quoted cell as in a row without quotes', async () => {
+    expect(await rowsOf(streamOf(' a ,,b"c, "d,e" , f,,\n"g",h\n  "i",\n'))).toEqual([
+      { line: 1, cells: ['a', '', 'b"c', 'd,e', 'f', '', ''] },
+      { line: 2, cells: ['g', 'h'] },
+      { line: 3, cells: ['i', ''] },
+    ]);
+  });
+
   it('reads CRLF rows, quoted cells before CRLF and quoted CRLF line breaks', async () => {
     expect(await rowsOf(streamOf('a,"b"\r\n"c\r\nd",e\r\nf,g\r\n'))).toEqual([
       { line: 1, cells: ['a', 'b'] },
