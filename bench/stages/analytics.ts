@@ -19,6 +19,8 @@ const QUERYABLE_TIMEOUT_MS = 15 * 60_000;
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 0.75 s apart: 10 M span 87 days), in a query's longest window. */
 const WINDOW = { start_time: '2025-06-01', end_time: '2025-08-29', timezone: 'UTC' };
+/** The NPS specs' window: the 30 days before "now", the generated events' last day. */
+const LAST_30_DAYS = { start_time: '2025-07-28', end_time: '2025-08-26', timezone: 'UTC' };
 const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];
 const STEP_FUNNEL_EVENTS = ['flow_started', 'step_started', 'step_completed', 'step_skipped', 'step_error', 'flow_completed'].map(
   (name) => `appcues:${name}`,
@@ -71,6 +73,34 @@ const QUERIES = {
   'step-errors (by flow, step, message)': errorsBy('appcues:step_error', 'flow_id', 'step_error_message'),
   'step-child-errors (by flow, step, message)': errorsBy('appcues:step_child_error', 'flow_id', 'step_child_error_message'),
   'v2-step-errors (by experience, step, message)': errorsBy('appcues:v2:step_error', 'experience_id', 'step_error_message'),
+  'errors-by-browser (by flow, experience, browser, platform)': {
+    ...WINDOW,
+    metrics: ['events', 'users'],
+    dimensions: ['flow_id', 'experience_id', 'user_agent_browser', 'platform'],
+    conditions: [['name', 'in', ['appcues:step_error', 'appcues:step_child_error', 'appcues:v2:step_error']]],
+    order_by: [['events', 'desc']],
+  },
+  'nps-surveys (events, users by flow_id, name)': {
+    ...LAST_30_DAYS,
+    metrics: ['events', 'users'],
+    dimensions: ['flow_id', 'name'],
+    conditions: [['name', 'like', 'appcues:nps_%']],
+  },
+  'nps-score (rolling score and respondents by day)': {
+    ...LAST_30_DAYS,
+    metrics: ['nps_computed_score', 'nps_promoters', 'nps_neutrals', 'nps_detractors'],
+    dimensions: ['day'],
+    conditions: [['flow_id', '==', 'nps-quarterly']],
+  },
+  'nps-feedback (answers, newest first)': {
+    ...LAST_30_DAYS,
+    columns: ['timestamp', 'user_id', 'name', 'score', 'feedback'],
+    conditions: [
+      ['flow_id', '==', 'nps-quarterly'],
+      ['name', 'in', ['appcues:nps_score', 'appcues:nps_feedback', 'appcues:nps_score_and_feedback']],
+    ],
+    order_by: [['timestamp', 'desc']],
+  },
 } as const;
 /** Issue 12: tracking is at most 10 % slower while an analytics query runs. */
 const TRACKING_KEPT = 0.9;
