@@ -17,6 +17,7 @@ import { UserEventsController } from './events/api/user-events.controller';
 import { AcceptedEventsLog } from './events/application/accepted-events-log.port';
 import { EventIntake } from './events/application/event-intake.service';
 import { EventStore } from './events/application/event-store.port';
+import { EventWrites } from './events/application/event-writes';
 import { ClickHouseEventStore } from './events/data-access/clickhouse-event-store.adapter';
 import { KafkaAcceptedEvents } from './events/data-access/kafka-accepted-events';
 import { OutboxAcceptedEvents } from './events/data-access/outbox-accepted-events';
@@ -74,6 +75,7 @@ import { JobRepository } from './jobs/data-access/job.repository';
       useFactory: (client: ClickHouseClient, config: AppConfig) =>
         new ClickHouseEventStore(client, { historyWaitLimitMs: 2 * config.dependencyTimeoutMs }),
     },
+    EventWrites,
     EventSinkConsumer,
     // The service's copy of the filtering rules, applied by every intake (track, imports).
     IngestionFilteringRulesCopy,

@@ -12,7 +12,7 @@ export { DeadLetterStore } from './dead-letters/dead-letter-store';
 export { DeadLetterRecorderModule, PostgresDeadLetterRecorder } from './dead-letters/postgres-dead-letter-recorder';
 export { FilteringRulesCopy } from './filtering-rules-copy';
 export { OutboxRelay } from './outbox-relay';
-export { UnitOfWork, type Transaction } from './unit-of-work';
+export { type OutboxDelivery, UnitOfWork, type Transaction } from './unit-of-work';
 export {
   InjectUnitOfWork,
   migrateServiceDatabase,

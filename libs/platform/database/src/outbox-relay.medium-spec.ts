@@ -129,4 +129,17 @@ describe('the outbox relay', () => {
     await unitOfWork.run((tx) => Promise.resolve(tx.emit(Billed, 'order-3', { order: 3 })));
     await eventually(() => expect(received.billed).toEqual([1, 3]));
   });
+
+  it('tells a producer what became of the messages it emitted: in the outbox, still to publish, given up on', async () => {
+    billing = new PermanentFailure('order 4 has no customer');
+    await unitOfWork.run((tx) => Promise.resolve(tx.emit(Billed, 'order-4', { order: 4 }, 'billed-4')));
+    await eventually(async () => expect((await unitOfWork.delivery(['billed-4'])).dead).toBe(1));
+    billing = new TransientFailure('the store is restarting');
+    await unitOfWork.run((tx) => Promise.resolve(tx.emit(Billed, 'order-5', { order: 5 }, 'billed-5')));
+    await unitOfWork.run((tx) => Promise.resolve(tx.emit(Shipped, 'order-2000', { order: 2000 }, 'shipped-2000')));
+    const ids = ['billed-4', 'billed-5', 'shipped-2000', 'never-emitted'];
+    await eventually(async () => expect(await unitOfWork.delivery(ids)).toEqual({ recorded: 3, pending: 1, dead: 1 }));
+    billing = undefined;
+    await eventually(async () => expect(await unitOfWork.delivery(ids)).toEqual({ recorded: 3, pending: 0, dead: 1 }));
+  });
 });

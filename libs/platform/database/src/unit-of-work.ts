@@ -15,6 +15,16 @@ export interface Transaction {
   flush(): Promise<void>;
 }
 
+/** What became of some messages a service emitted: how many are in its outbox, waiting, or given up on. */
+export interface OutboxDelivery {
+  /** In the outbox at all: committed, published or not (published ones are pruned after the deduplication window). */
+  readonly recorded: number;
+  /** Committed and still to be published by the relay. */
+  readonly pending: number;
+  /** Given up on by the relay (dead-lettered). */
+  readonly dead: number;
+}
+
 /**
  * One service's transactions. Each `run` commits its writes and its outbox messages together, then
  * wakes the relay so the messages leave at once instead of at the next poll.
@@ -47,6 +57,21 @@ export class UnitOfWork {
     });
     if (result.emitted > 0) this.onCommitted();
     return result.value;
+  }
+
+  /**
+   * How far the relay got with messages this service emitted, by their ids: what lets a producer pace
+   * itself to the relay (an import stays a few batches ahead of it) without reading the outbox table.
+   */
+  async delivery(messageIds: readonly string[]): Promise<OutboxDelivery> {
+    const row = await this.dataSource
+      .createQueryBuilder(OutboxMessageEntity, 'message')
+      .select('count(*)::integer', 'recorded')
+      .addSelect('count(*) FILTER (WHERE message.published_at IS NULL AND message.dead_at IS NULL)::integer', 'pending')
+      .addSelect('count(*) FILTER (WHERE message.dead_at IS NOT NULL)::integer', 'dead')
+      .where('message.id = ANY(:ids)', { ids: messageIds })
+      .getRawOne<OutboxDelivery>();
+    return row ?? { recorded: 0, pending: 0, dead: 0 };
   }
 
   /**

@@ -5,7 +5,8 @@ import type { MessageBus } from '@guidepost/platform-bus';
 import { loadConfig } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
 import type { AccountEvent, EventStore } from '../application/event-store.port';
-import { EventSinkConsumer, MAX_EVENTS_PER_INSERT } from './event-sink.consumer';
+import { EventWrites, MAX_EVENTS_PER_INSERT } from '../application/event-writes';
+import { EventSinkConsumer } from './event-sink.consumer';
 
 const ACCEPTED_AT = '2024-05-01T09:30:01.000Z';
 
@@ -28,7 +29,7 @@ type Inserts = string[][];
 function sinkOver(store: EventStore, maxRows = 1_000, maxWaitMs = 1_000): { sink: EventSinkConsumer; metrics: MetricsRegistry } {
   const metrics = new MetricsRegistry();
   const config = loadConfig({ GUIDEPOST_EVENT_SINK_MAX_ROWS: String(maxRows), GUIDEPOST_EVENT_SINK_MAX_WAIT_MS: String(maxWaitMs) });
-  return { sink: new EventSinkConsumer({} as MessageBus, store, metrics, config), metrics };
+  return { sink: new EventSinkConsumer({} as MessageBus, new EventWrites(store, metrics), metrics, config), metrics };
 }
 
 function recordingStore(inserts: Inserts): EventStore {

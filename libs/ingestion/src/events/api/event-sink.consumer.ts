@@ -1,16 +1,15 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { Counter, Histogram } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { type BusMessage, EventsAccepted, type PayloadOf } from '@guidepost/contracts-events';
 import { MessageBus } from '@guidepost/platform-bus';
 import { AppConfig } from '@guidepost/platform-config';
 import { MetricsRegistry } from '@guidepost/platform-observability';
-import { type AccountEvent, EventStore } from '../application/event-store.port';
+import type { AccountEvent } from '../application/event-store.port';
+import { EventWrites } from '../application/event-writes';
 import { InsertGatherer } from '../application/insert-gatherer';
 import { unstorableReason } from '../domain/storable-event';
 
 export const EVENT_SINK_GROUP = 'ingestion.event-sink';
-/** Events per insert at most: large enough for ClickHouse, small enough for one request body in memory. */
-export const MAX_EVENTS_PER_INSERT = 100_000;
 
 type EventsAcceptedMessage = BusMessage<PayloadOf<typeof EventsAccepted>>;
 
@@ -27,49 +26,21 @@ type EventsAcceptedMessage = BusMessage<PayloadOf<typeof EventsAccepted>>;
 export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventSinkConsumer.name);
   private readonly gatherer: InsertGatherer<AccountEvent>;
-  private readonly written: Counter;
   private readonly rejected: Counter;
-  private readonly failedInserts: Counter;
-  private readonly insertDuration: Histogram;
-  private readonly insertRows: Histogram;
-  private readonly captureToQueryable: Histogram;
 
   constructor(
     private readonly bus: MessageBus,
-    private readonly store: EventStore,
+    writes: EventWrites,
     metrics: MetricsRegistry,
     config: AppConfig,
   ) {
-    this.gatherer = new InsertGatherer((events) => this.insert(events), {
+    this.gatherer = new InsertGatherer((events) => writes.write(events), {
       maxItems: config.eventSinkMaxRows,
       maxWaitMs: config.eventSinkMaxWaitMs,
     });
-    this.written = metrics.counter({ name: 'guidepost_event_store_events_written_total', help: 'Events written to the event store' });
     this.rejected = metrics.counter({
       name: 'guidepost_event_store_events_rejected_total',
       help: 'Accepted events the event store cannot hold (see the error log for each)',
-    });
-    this.failedInserts = metrics.counter({
-      name: 'guidepost_event_store_insert_failures_total',
-      help: 'Inserts into the event store that failed (their batches are delivered again)',
-    });
-    this.insertDuration = new Histogram({
-      name: 'guidepost_event_store_insert_duration_seconds',
-      help: 'Duration of one successful insert into the event store (its count is the number of inserts)',
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [metrics],
-    });
-    this.insertRows = new Histogram({
-      name: 'guidepost_event_store_insert_rows',
-      help: 'Events per successful insert into the event store: how well the sink gathers',
-      buckets: [1, 10, 100, 1_000, 10_000, 50_000, MAX_EVENTS_PER_INSERT],
-      registers: [metrics],
-    });
-    this.captureToQueryable = new Histogram({
-      name: 'guidepost_event_capture_to_queryable_seconds',
-      help: 'From when the service received an event (tracked, or its import staged) to the insert that made it readable, per event',
-      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
-      registers: [metrics],
     });
   }
 
@@ -85,32 +56,6 @@ export class EventSinkConsumer implements OnModuleInit, BeforeApplicationShutdow
   /** Inserts what is gathered at once, and waits for it, before the store's client closes. */
   beforeApplicationShutdown(): Promise<void> {
     return this.gatherer.drain();
-  }
-
-  private async insert(events: readonly AccountEvent[]): Promise<void> {
-    for (let start = 0; start < events.length; start += MAX_EVENTS_PER_INSERT) {
-      const slice = events.slice(start, start + MAX_EVENTS_PER_INSERT);
-      const stopTimer = this.insertDuration.startTimer();
-      try {
-        await this.store.insert(slice);
-      } catch (error) {
-        this.failedInserts.inc();
-        throw error;
-      }
-      stopTimer();
-      this.insertRows.observe(slice.length);
-      this.written.inc(slice.length);
-      this.observeDelays(slice);
-    }
-  }
-
-  /** Each stored event's capture-to-queryable delay; an unreadable receive time (never stored so) is left out. */
-  private observeDelays(events: readonly AccountEvent[]): void {
-    const insertedAt = Date.now();
-    for (const { event } of events) {
-      const receivedAt = Date.parse(event.receivedAt);
-      if (!Number.isNaN(receivedAt)) this.captureToQueryable.observe(Math.max(0, insertedAt - receivedAt) / 1000);
-    }
   }
 
   /**

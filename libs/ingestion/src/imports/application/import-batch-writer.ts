@@ -72,6 +72,11 @@ export class ImportBatchWriter {
     return written;
   }
 
+  /** Records failures of a batch whose rows went elsewhere (stored, not published): an upsert, as `write` does. */
+  async recordFailures(jobId: string, failures: readonly RowFailure[]): Promise<void> {
+    if (failures.length > 0) await this.transaction((tx) => this.repository.upsert(tx.manager, jobId, failures));
+  }
+
   /** Publishes `items[from, to)` under `idPrefix`, splitting again whatever the database refuses. */
   private async writeParts<T>(
     batch: BatchToWrite<T>,

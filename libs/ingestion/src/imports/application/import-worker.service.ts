@@ -19,19 +19,19 @@ import {
 } from '@guidepost/platform-http';
 import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import { eventsAcceptedCounter } from '../../events/application/events-accepted';
+import { EventWrites } from '../../events/application/event-writes';
 import { FilteredItems } from '../../filtering/application/filtered-items';
 import { FilteringRules } from '../../filtering/application/filtering-rules.service';
 import { JobMetrics } from '../../jobs/application/job-metrics';
 import { JobRepository } from '../../jobs/data-access/job.repository';
-import { ImportRepository } from '../data-access/import.repository';
-import { ImportBatch } from '../domain/import-batch';
+import { ImportBatch, type KeptRows } from '../domain/import-batch';
 import { importCompletedEvent, importFailedEvent, ImportTally, ingestingEvent } from '../domain/import-progress';
 import type { RowOutcome } from '../domain/import-rows';
-import type { RowProblem } from '../domain/row-failure';
+import type { RowFailure, RowProblem } from '../domain/row-failure';
 import { UnreadableFile } from '../domain/unreadable-file';
 import { ImportBatchWriter } from './import-batch-writer';
 import { IMPORT_JOB_NAMES } from './import-staging.service';
-import { importTarget, type ImportTarget } from './import-targets';
+import { importTarget, type ImportTarget, type StoredRows } from './import-targets';
 import { assertUtf8 } from './upload-content';
 
 export type StagedImport = PayloadOf<typeof ImportStaged>;
@@ -51,16 +51,20 @@ interface ImportRun {
   readonly failuresUrl: string;
   /** Ids of the batch messages written so far, in order. */
   readonly messageIds: string[];
+  /** The stored batch being inserted, if any: the next one is read meanwhile, and written once it is in. */
+  storing: Promise<void>;
 }
 
 /** The record a reader hands out, whatever the format. */
 type ReadRecord = NdjsonValue | CsvRow | RecordFailure;
 
 /**
- * Imports a staged upload: reads the file from the blob store as it goes (memory holds one batch,
- * never the file), judges every row on its own, and writes batches of valid rows and failures (see
- * `ImportBatchWriter`) while staying at most `BATCHES_AHEAD` batches ahead of the outbox relay, so a
- * slow consumer slows the import instead of piling batches up. Everything it emits has a
+ * Imports a staged upload as a pipeline: reads the file from the blob store as it goes (memory holds
+ * a batch or two, never the file), judges every row on its own (`RowOutcome` values), and writes
+ * batches of valid rows and failures. Events are inserted into the event store by the worker itself,
+ * one batch inserting while the next is read; profile rows are published (see `ImportBatchWriter`)
+ * at most `BATCHES_AHEAD` batches ahead of the outbox relay, so a slow consumer slows the import
+ * instead of piling batches up. Everything it emits has a
  * deterministic id, so a run that is repeated (redelivery, a crash) reports the same outcome and
  * publishes nothing twice. A file that cannot be read as its format fails the job with the reason;
  * anything else that goes wrong (the database, the blob store) is thrown, and the message is
@@ -75,8 +79,8 @@ export class ImportWorker implements BeforeApplicationShutdown {
   constructor(
     private readonly blobs: BlobStore,
     private readonly jobs: JobRepository,
-    private readonly repository: ImportRepository,
     private readonly writer: ImportBatchWriter,
+    private readonly eventWrites: EventWrites,
     private readonly filtering: FilteringRules,
     private readonly filtered: FilteredItems,
     private readonly config: AppConfig,
@@ -94,7 +98,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
 
   async run(staged: StagedImport): Promise<void> {
     const job = await this.jobs.findOne(staged.accountId, staged.jobId);
-    if (job?.status !== 'IN_PROGRESS' || (await this.repository.hasReportedOutcome(staged.jobId))) {
+    if (job?.status !== 'IN_PROGRESS' || (await this.hasReportedOutcome(staged.jobId))) {
       this.logger.log(`import job ${staged.jobId} is ${job ? job.status : 'unknown'} or has reported its outcome: nothing to do`);
       await this.discardUpload(staged);
       return;
@@ -113,7 +117,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
     }
     // Completed once every batch is published (or given up on): the rows are handed over by then.
     await this.waitForRelay(run, run.messageIds, 0);
-    run.tally.requestsFailed = run.messageIds.length === 0 ? 0 : (await this.repository.outboxState(run.messageIds)).dead;
+    run.tally.requestsFailed = run.messageIds.length === 0 ? 0 : (await this.unitOfWork.delivery(run.messageIds)).dead;
     const { tally } = run;
     this.logger.log(
       `imported job ${staged.jobId}: ${tally.completed} rows, ${tally.failed} failed, ${tally.filtered} filtered, ${tally.requestsFailed} batches not published`,
@@ -153,6 +157,7 @@ export class ImportWorker implements BeforeApplicationShutdown {
       tally: new ImportTally(staged.bytes),
       failuresUrl: `${jobUrlOf(this.config.jobLinkBaseUrl(staged.linkBaseUrl), staged.accountId, staged.jobId)}/failures`,
       messageIds: [],
+      storing: Promise.resolve(),
     };
   }
 
@@ -171,7 +176,8 @@ export class ImportWorker implements BeforeApplicationShutdown {
     // file's stream too.
     counted.on('error', () => undefined);
     try {
-      const target = importTarget(staged.kind, { accountId: staged.accountId, jobId: staged.jobId, stagedAt: staged.stagedAt });
+      const origin = { accountId: staged.accountId, jobId: staged.jobId, stagedAt: staged.stagedAt };
+      const target = importTarget(staged.kind, origin, this.eventWrites);
       // The targets differ in their row type only; the worker hands rows from the mapper to the publisher untouched.
       const anyTarget = target as ImportTarget<unknown>;
       if (staged.format === 'ndjson') await this.importRecords(run, anyTarget, ndjsonValueBatches(counted), ndjsonRowReader(anyTarget));
@@ -193,20 +199,26 @@ export class ImportWorker implements BeforeApplicationShutdown {
     records: AsyncIterable<R[]>,
     outcomeOf: (record: R) => RowOutcome<T> | undefined,
   ): Promise<void> {
-    let batch = new ImportBatch<T>(0);
-    // The next chunk of the file is read only once the rows before it are written: backpressure.
-    for await (const chunk of records) {
-      for (const record of chunk) {
-        const outcome = this.guarded(run, record, outcomeOf);
-        if (outcome === undefined) continue;
-        batch.add(record.line, outcome);
-        if (batch.isFull) {
-          await this.flush(run, target, batch);
-          batch = new ImportBatch<T>(batch.index + 1);
+    let batch = new ImportBatch<T>(0, target.batch);
+    try {
+      // The next chunk of the file is read only once the rows before it are handed over: backpressure.
+      for await (const chunk of records) {
+        for (const record of chunk) {
+          const outcome = this.guarded(run, record, outcomeOf);
+          if (outcome === undefined) continue;
+          batch.add(record.line, outcome);
+          if (batch.isFull) {
+            await this.flush(run, target, batch);
+            batch = new ImportBatch<T>(batch.index + 1, target.batch);
+          }
         }
       }
+      if (batch.rows > 0) await this.flush(run, target, batch);
+      await run.storing;
+    } finally {
+      // Whatever stopped the reading, the batch being inserted ends before the run reports anything.
+      await Promise.allSettled([run.storing]);
     }
-    if (batch.rows > 0) await this.flush(run, target, batch);
   }
 
   /** A row whose mapping throws fails alone (a 400 with its detail, anything else as an internal error); only an unreadable file fails the file. */
@@ -229,26 +241,44 @@ export class ImportWorker implements BeforeApplicationShutdown {
 
   private async flush<T>(run: ImportRun, target: ImportTarget<T>, batch: ImportBatch<T>): Promise<void> {
     if (this.stopping) throw new ImportInterruptedError(run.staged.jobId);
-    const { staged, tally } = run;
-    const kept = batch.kept(await this.droppedNameUnderRules(target, staged.accountId));
-    await this.waitForRelay(run, run.messageIds.slice(-WATCHED_MESSAGES), BATCHES_AHEAD - 1);
-    const written = await this.writer.write(
-      {
-        jobId: staged.jobId,
-        messageId: `${staged.jobId}:batch:${batch.index}`,
-        items: kept.items,
-        lines: kept.lines,
+    const kept = batch.kept(await this.droppedNameUnderRules(target, run.staged.accountId));
+    const { delivery } = target;
+    if (delivery.kind === 'published') {
+      await this.waitForRelay(run, run.messageIds.slice(-WATCHED_MESSAGES), BATCHES_AHEAD - 1);
+      const batchToWrite = {
+        jobId: run.staged.jobId,
+        messageId: `${run.staged.jobId}:batch:${batch.index}`,
+        ...kept,
         failures: batch.failures,
-      },
-      target.publish,
-    );
-    run.messageIds.push(...written.messageIds);
+      };
+      const written = await this.writer.write(batchToWrite, delivery.publish);
+      run.messageIds.push(...written.messageIds);
+      await this.counted(run, batch, kept, written.unstorable);
+      return;
+    }
+    // One batch inserts while the next is read: the store and the reading each run at their own pace.
+    await run.storing;
+    run.storing = this.stored(run, delivery, batch, kept);
+    // Its failure is thrown where the run next waits for it (above, or at the end of the file).
+    run.storing.catch(() => undefined);
+  }
+
+  /** Inserts a batch's kept rows into the store, then records its failures and counts it. */
+  private async stored<T>(run: ImportRun, delivery: StoredRows<T>, batch: ImportBatch<T>, kept: KeptRows<T>): Promise<void> {
+    if (kept.items.length > 0) await delivery.store(kept.items);
+    await this.writer.recordFailures(run.staged.jobId, batch.failures);
+    await this.counted(run, batch, kept, []);
+  }
+
+  /** Counts a written batch into the run's tally and metrics, and reports progress at each step of it. */
+  private async counted<T>(run: ImportRun, batch: ImportBatch<T>, kept: KeptRows<T>, unstorable: readonly RowFailure[]): Promise<void> {
+    const { staged, tally } = run;
     tally.rowsRead += batch.rows;
-    const accepted = kept.items.length - written.unstorable.length;
+    const accepted = kept.items.length - unstorable.length;
     tally.completed += accepted;
     this.jobMetrics.handledRows(IMPORT_JOB_NAMES[staged.kind], batch.rows);
     if (staged.kind === ImportKind.Events) this.acceptedEvents.inc({ intake: 'import' }, accepted);
-    tally.recordFailures([...batch.failures, ...written.unstorable].sort((a, b) => a.line - b.line));
+    tally.recordFailures([...batch.failures, ...unstorable].sort((a, b) => a.line - b.line));
     tally.filtered += kept.droppedNames.length;
     this.filtered.record('import', 'event', staged.accountId, kept.droppedNames);
     const step = tally.progressStepToReport(Date.now());
@@ -270,11 +300,20 @@ export class ImportWorker implements BeforeApplicationShutdown {
   private async waitForRelay(run: ImportRun, messageIds: readonly string[], atMost: number): Promise<void> {
     if (messageIds.length <= atMost) return;
     for (let delay = RELAY_POLL_MIN_MS; ; delay = Math.min(delay * 2, RELAY_POLL_MAX_MS)) {
-      if ((await this.repository.outboxState(messageIds)).pending <= atMost) return;
+      if ((await this.unitOfWork.delivery(messageIds)).pending <= atMost) return;
       // The relay stops with the process: waiting for it then would hold the shutdown up.
       if (this.stopping) throw new ImportInterruptedError(run.staged.jobId);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+
+  /**
+   * Whether the job's outcome (`<job>:Completed` or `<job>:Failed`) is already in the outbox: the job
+   * registry may not have folded it yet, but the import is over and its staged upload may go.
+   * (Published messages are pruned after the deduplication window, by when the registry has folded it.)
+   */
+  private async hasReportedOutcome(jobId: string): Promise<boolean> {
+    return (await this.unitOfWork.delivery([`${jobId}:Completed`, `${jobId}:Failed`])).recorded > 0;
   }
 
   /** Reports a job event; `Ingesting` repeats, once per `step` of progress. */

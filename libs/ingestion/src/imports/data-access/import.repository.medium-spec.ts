@@ -2,17 +2,10 @@ import { openServiceDatabase, type OpenServiceDatabase } from '@guidepost/platfo
 import { INGESTION_DATABASE } from '../../data-access/ingestion-database';
 import { ImportRepository } from './import.repository';
 
-/** The import's failures and its watch on its own outbox messages, against the ingestion schema's migrations. */
+/** The import's failures, against the ingestion schema's migrations. */
 describe('ImportRepository', () => {
   let database: OpenServiceDatabase;
   let repository: ImportRepository;
-
-  const outbox = (id: string, state: 'pending' | 'published' | 'dead') =>
-    database.dataSource.query(
-      `INSERT INTO ingestion.outbox_messages (id, topic, key, payload, occurred_at, published_at, dead_at)
-       VALUES ($1, 't', 'k', '{}', now(), ${state === 'published' ? 'now()' : 'NULL'}, ${state === 'dead' ? 'now()' : 'NULL'})`,
-      [id],
-    );
 
   beforeAll(async () => {
     database = await openServiceDatabase(INGESTION_DATABASE);
@@ -39,18 +32,5 @@ describe('ImportRepository', () => {
       { line: 3, field: 'user_id', reason: 'is empty' },
     ]);
     expect(await repository.page('job-1', 2, 10)).toEqual([{ line: 3, field: 'user_id', reason: 'is empty' }]);
-  });
-
-  it('counts the outbox messages of an import still to publish and those given up on; published and pruned ones count as neither', async () => {
-    await outbox('batch-1', 'pending');
-    await outbox('batch-2', 'published');
-    await outbox('batch-3', 'dead');
-    expect(await repository.outboxState(['batch-1', 'batch-2', 'batch-3', 'batch-pruned'])).toEqual({ pending: 1, dead: 1 });
-  });
-
-  it('knows that an import reported its outcome once either outcome is in the outbox', async () => {
-    expect(await repository.hasReportedOutcome('job-9')).toBe(false);
-    await outbox('job-9:Failed', 'published');
-    expect(await repository.hasReportedOutcome('job-9')).toBe(true);
   });
 });

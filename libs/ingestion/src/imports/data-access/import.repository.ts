@@ -4,7 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { INGESTION_SCHEMA } from '../../ingestion-schema';
 import type { RowFailure } from '../domain/row-failure';
 
-/** The rows imports could not import (`import_failures`), and the state of an import's own outbox messages. */
+/** The rows imports could not import (`import_failures`). */
 @Injectable()
 export class ImportRepository {
   constructor(@InjectDataSource(INGESTION_SCHEMA) private readonly dataSource: DataSource) {}
@@ -30,34 +30,5 @@ export class ImportRepository {
         WHERE job_id = $1 AND line > $2 ORDER BY line LIMIT $3`,
       [jobId, afterLine, limit],
     );
-  }
-
-  /**
-   * Whether the job's outcome (`<job>:Completed` or `<job>:Failed`) is already in the outbox: the job
-   * registry may not have folded it yet, but the import is over and its staged upload may go.
-   * (Published messages are pruned after the deduplication window, by when the registry has folded it.)
-   */
-  async hasReportedOutcome(jobId: string): Promise<boolean> {
-    const [row]: { reported: boolean }[] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM ${INGESTION_SCHEMA}.outbox_messages WHERE id = ANY($1::text[])) AS reported`,
-      [[`${jobId}:Completed`, `${jobId}:Failed`]],
-    );
-    return row.reported;
-  }
-
-  /**
-   * Of the given outbox messages, how many the relay has still to publish and how many it gave up on
-   * (dead-lettered). The import worker watches its own batches this way, to stay at most a few
-   * batches ahead of the relay and to count the batches that could not be published.
-   */
-  async outboxState(messageIds: readonly string[]): Promise<{ pending: number; dead: number }> {
-    const [row]: { pending: number; dead: number }[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE published_at IS NULL AND dead_at IS NULL)::integer AS pending,
-              count(*) FILTER (WHERE dead_at IS NOT NULL)::integer AS dead
-         FROM ${INGESTION_SCHEMA}.outbox_messages
-        WHERE id = ANY($1::text[])`,
-      [messageIds],
-    );
-    return row;
   }
 }

@@ -1,13 +1,22 @@
 import type { RowOutcome } from './import-rows';
 import { isRowProblem, type RowFailure, storableFailure } from './row-failure';
 
-/** Rows per batch: each batch is one transaction and one message. */
-export const BATCH_ROWS = 5_000;
 /**
- * And at most about this many characters of keys and text (rows may be up to 1 MB each): what keeps
- * a batch's memory, and its message, bounded.
+ * How large a batch grows: at most `rows` rows, and about `chars` characters of keys and text (rows
+ * may be up to 1 MB each), which keeps a batch's memory, and its message or insert, bounded.
  */
-export const BATCH_CHARS = 8 * 1024 * 1024;
+export interface BatchLimits {
+  readonly rows: number;
+  readonly chars: number;
+}
+
+/** A batch published to another service: one transaction and one message. */
+export const PUBLISHED_BATCH: BatchLimits = { rows: 5_000, chars: 8 * 1024 * 1024 };
+/**
+ * A batch inserted into the event store: ClickHouse takes 10 k to 100 k rows per insert in its stride,
+ * and two batches (one inserting, the next being read) fit a process's memory with room to spare.
+ */
+export const STORED_BATCH: BatchLimits = { rows: 20_000, chars: 16 * 1024 * 1024 };
 
 /** The valid rows the filtering rules keep, with their lines, and the names of the ones they drop. */
 export interface KeptRows<T> {
@@ -19,7 +28,7 @@ export interface KeptRows<T> {
 /**
  * One batch of an import: the rows read since the previous batch, in file order. Batches are cut by
  * row count and size only, never by time or by how the file happened to be chunked, so the same file
- * always makes the same batches (their message ids are `<job>:batch:<index>`).
+ * always makes the same batches (the message ids of published ones are `<job>:batch:<index>`).
  */
 export class ImportBatch<T> {
   rows = 0;
@@ -28,7 +37,10 @@ export class ImportBatch<T> {
   readonly lines: number[] = [];
   readonly failures: RowFailure[] = [];
 
-  constructor(readonly index: number) {}
+  constructor(
+    readonly index: number,
+    private readonly limits: BatchLimits,
+  ) {}
 
   add(line: number, outcome: RowOutcome<T>): void {
     this.rows += 1;
@@ -42,7 +54,7 @@ export class ImportBatch<T> {
   }
 
   get isFull(): boolean {
-    return this.rows >= BATCH_ROWS || this.size >= BATCH_CHARS;
+    return this.rows >= this.limits.rows || this.size >= this.limits.chars;
   }
 
   /** The valid rows, minus those `droppedName` names (the ones the ingestion filtering rules drop). */
