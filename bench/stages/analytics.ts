@@ -5,6 +5,7 @@ import { atMost, type Figure, ratioAtLeast, type TargetCheck } from '../report';
 import { elapsedSince } from '../support/clock';
 import { stageOfShape, type Deployment } from '../support/deployment';
 import { type Answer, BenchAccount } from '../support/guidepost-client';
+import { GENERATED_EVENTS_WINDOW } from '../support/event-rows';
 import { count } from '../units';
 import { cpuNow, cpuSince, machineIdleMs, type ProcessCpu } from '../support/process-cpu';
 import { importUntil } from './import';
@@ -18,7 +19,7 @@ const QUERYABLE_TIMEOUT_MS = 15 * 60_000;
 /** Timed runs of each query after one untimed warm-up; the median counts. */
 const RUNS = 5;
 /** Every generated event (they start on 2025-06-01, 0.75 s apart: 10 M span 87 days), in a query's longest window. */
-const WINDOW = { start_time: '2025-06-01', end_time: '2025-08-29', timezone: 'UTC' };
+const WINDOW = { ...GENERATED_EVENTS_WINDOW, timezone: 'UTC' };
 /** The NPS specs' window: the 30 days before "now", the generated events' last day. */
 const LAST_30_DAYS = { start_time: '2025-07-28', end_time: '2025-08-26', timezone: 'UTC' };
 const FLOW_EVENTS = ['appcues:flow_started', 'appcues:flow_completed', 'appcues:flow_skipped', 'appcues:step_error'];

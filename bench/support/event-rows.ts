@@ -21,6 +21,11 @@ export interface EventRow {
 
 const USERS = 50_000;
 const FIRST_TIMESTAMP_MS = Date.UTC(2025, 5, 1);
+/**
+ * The 90 days (an analytics query's longest window) from the first generated event's day: they hold
+ * every event of the first 10 M rows, as dates of `POST /analytics/query` (the end date counts).
+ */
+export const GENERATED_EVENTS_WINDOW = { start_time: '2025-06-01', end_time: '2025-08-29' };
 const MEAN_GAP_MS = 750;
 const PAGES = ['/home', '/settings/billing', '/reports/weekly?range=30d', '/projects/42/board', '/onboarding/step-2'];
 const PLANS = ['free', 'starter', 'pro', 'enterprise'];

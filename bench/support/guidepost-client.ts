@@ -5,6 +5,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { AdminClient, type AsyncAcknowledgement, type EventExportRequest, type JobDetail } from '@guidepost/contracts-http';
 import { pollUntil } from './clock';
 import type { Deployment } from './deployment';
+import { GENERATED_EVENTS_WINDOW } from './event-rows';
 
 /** Short, so that a job's time to COMPLETED is measured within a tenth of a second. */
 const JOB_POLL_INTERVAL_MS = 100;
@@ -59,13 +60,13 @@ export class BenchAccount {
   }
 
   /**
-   * Waits until the account holds at least `events` queryable events (counted through
-   * `POST /analytics/query`): an import completes once its rows are accepted, and the distributed
+   * Waits until the account holds at least `events` queryable generated events (counted through
+   * `POST /analytics/query` over the days they span): an import completes once its rows are accepted, and the distributed
    * shape stores them a little later, so a stage started at once would measure a store still being
    * written.
    */
   async untilQueryable(events: number, timeoutMs: number): Promise<void> {
-    const everything = { metrics: ['events'], start_time: '1970-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z' };
+    const everything = { metrics: ['events'], ...GENERATED_EVENTS_WINDOW };
     let stored = 0;
     await pollUntil(
       async () => {
