@@ -97,17 +97,31 @@ export class ChdbEngine {
    * statements it stops.
    */
   async cancel(queryId: string, sync: boolean): Promise<void> {
-    const waiting = this.waiting.findIndex((entry) => entry.queryId === queryId);
-    if (waiting >= 0) {
-      this.waiting
-        .splice(waiting, 1)[0]
-        .cancel(ClickHouseException.of(QUERY_WAS_CANCELLED, 'QUERY_WAS_CANCELLED', 'Query was cancelled', 500));
-      return;
-    }
+    if (this.dropWaiting(queryId)) return;
     const running = this.started.get(queryId);
     if (running === undefined) return;
     const stopping = this.stopUntilSettled(queryId, running);
     if (sync) await stopping;
+  }
+
+  /**
+   * What a server does for a client that has gone before its answer: the statement of `queryId` no
+   * longer waits for a slot, and a running one is stopped when `stopRunning` (a read, whose answer
+   * nobody will see; a write runs to its end). After a store stalls, the statements its clients gave
+   * up on would otherwise hold the slots ahead of those asked since.
+   */
+  abandon(queryId: string, stopRunning: boolean): void {
+    if (!this.dropWaiting(queryId) && stopRunning) void this.cancel(queryId, false);
+  }
+
+  /** Fails the statement of `queryId` with QUERY_WAS_CANCELLED if it waits for a slot; whether it did. */
+  private dropWaiting(queryId: string): boolean {
+    const waiting = this.waiting.findIndex((entry) => entry.queryId === queryId);
+    if (waiting < 0) return false;
+    this.waiting
+      .splice(waiting, 1)[0]
+      .cancel(ClickHouseException.of(QUERY_WAS_CANCELLED, 'QUERY_WAS_CANCELLED', 'Query was cancelled', 500));
+    return true;
   }
 
   private async stopUntilSettled(queryId: string, running: Promise<unknown>): Promise<void> {

@@ -166,6 +166,45 @@ describe('chdb HTTP front', () => {
     for (const stopped of await Promise.all(busy)) expect(stopped).toMatchObject({ code: '394' });
   });
 
+  it('drops a statement whose client went away while it waited for the engine', async () => {
+    const busy = Array.from({ length: 4 }, (_, index) =>
+      client.query({ query: ENDLESS, query_id: `hold-${index}`, format: 'JSONEachRow' }).catch((error: unknown) => error),
+    );
+    await delay(200);
+    const gone = new AbortController();
+    const insert = client
+      .insert({
+        table: 'texts',
+        format: 'JSONEachRow',
+        values: [{ id: 300, text: 'asked for by a client that left', note: null }],
+        abort_signal: gone.signal,
+      })
+      .catch((error: unknown) => error);
+    await delay(100);
+    gone.abort();
+    expect(await insert).toBeInstanceOf(Error);
+    await Promise.all(
+      Array.from({ length: 4 }, (_, index) => client.command({ query: `KILL QUERY WHERE query_id = 'hold-${index}' SYNC` })),
+    );
+    await Promise.all(busy);
+    // The freed slots are not handed to the statement nobody waits for any more.
+    await delay(300);
+    expect(await rows('SELECT count() AS n FROM texts WHERE id = 300')).toEqual([{ n: 0 }]);
+  });
+
+  it('stops a running read whose client went away', async () => {
+    const gone = new AbortController();
+    const read = client
+      .query({ query: ENDLESS, query_id: 'left-1', format: 'JSONEachRow', abort_signal: gone.signal })
+      .catch((error: unknown) => error);
+    while ((await engineStatementsOf('left-1')).length === 0) await delay(20);
+    gone.abort();
+    expect(await read).toBeInstanceOf(Error);
+    const deadline = Date.now() + 5_000;
+    while ((await engineStatementsOf('left-1')).length > 0 && Date.now() < deadline) await delay(50);
+    expect(await engineStatementsOf('left-1')).toEqual([]);
+  });
+
   it('takes compressed request bodies and answers a client that asks for compressed responses', async () => {
     const compressing = connect({ compression: { request: true, response: true } });
     await compressing.insert({ table: 'texts', format: 'JSONEachRow', values: [{ id: 200, text: 'gzipped\ttext', note: null }] });

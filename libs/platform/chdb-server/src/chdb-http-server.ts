@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChdbEngine, type EngineResult } from './chdb-engine';
-import { AUTHENTICATION_FAILED, ClickHouseException, NOT_IMPLEMENTED } from './clickhouse-exception';
+import { AUTHENTICATION_FAILED, ClickHouseException, NOT_IMPLEMENTED, QUERY_WAS_CANCELLED } from './clickhouse-exception';
 import { type HttpQuery, killOf, type QueryKill, queryOf, readRequestBody } from './clickhouse-request';
 
 export interface ChdbHttpOptions {
@@ -49,10 +49,11 @@ const STATEMENT_LOG_CHARS = 300;
  *   the result's rows and bytes and the elapsed time; chdb does not report rows read or written);
  * - a failure answers 500 (400 for a bad request, 413 for a body over the limit) with
  *   `X-ClickHouse-Exception-Code` and the server's `Code: <n>. DB::Exception: ...` body.
- * Responses are never compressed (the client reads an answer without `Content-Encoding` as is);
- * request bodies may be. There is one user: with a `password`, a request without it fails (516); the
- * user name is not checked. Sessions (`session_id`) and
- * multipart parameters are refused. GET runs any statement (the server allows only reads).
+ * A statement whose client closes its connection before the answer does not run, or is stopped if it
+ * is a read (`runForClient`). Responses are never compressed (the client reads an answer without
+ * `Content-Encoding` as is); request bodies may be. There is one user: with a `password`, a request
+ * without it fails (516); the user name is not checked. Sessions (`session_id`) and multipart
+ * parameters are refused. GET runs any statement (the server allows only reads).
  */
 export async function startChdbHttpServer(options: ChdbHttpOptions): Promise<ChdbHttpServer> {
   const engine = ChdbEngine.open(options.path, options.memoryBytes);
@@ -88,6 +89,27 @@ class RequestHandler {
     return { ...NO_ROWS, elapsedSeconds: (Date.now() - started) / 1000 };
   }
 
+  /**
+   * Runs the statement while its client waits. A client that closes its connection before the answer
+   * has given up on it (its timeout, an aborted request): the statement does not start, is dropped if
+   * it still waits for a slot, and is stopped if it is a read, as the server does with
+   * `cancel_http_readonly_queries_on_client_close`.
+   */
+  private async runForClient(query: HttpQuery, request: IncomingMessage, response: ServerResponse): Promise<EngineResult> {
+    if (request.socket.destroyed || !request.socket.writable) {
+      throw ClickHouseException.of(
+        QUERY_WAS_CANCELLED,
+        'QUERY_WAS_CANCELLED',
+        'the client closed its connection before the statement ran',
+        500,
+      );
+    }
+    response.once('close', () => {
+      if (!response.writableFinished) this.engine.abandon(query.queryId, READ_STATEMENT.test(query.sql));
+    });
+    return this.engine.run(query);
+  }
+
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://front');
     let query: HttpQuery | undefined;
@@ -115,7 +137,7 @@ class RequestHandler {
       const body = request.method === 'POST' ? await readRequestBody(request, this.maxBodyBytes) : '';
       query = queryOf(url.searchParams, body);
       const kill = killOf(query);
-      const result = kill === undefined ? await this.engine.run(query) : await this.cancel(kill);
+      const result = kill === undefined ? await this.runForClient(query, request, response) : await this.cancel(kill);
       if (this.options.verbose)
         this.log(`${new Date().toISOString()} query ${query.queryId} ok in ${elapsedMs(result)} ms: ${statementForLog(query)}`);
       sendResult(response, query, result);
@@ -130,6 +152,9 @@ class RequestHandler {
     }
   }
 }
+
+/** A statement that only reads, whose answer is all it does. */
+const READ_STATEMENT = /^[\s(]*(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS|EXPLAIN)\b/i;
 
 /** An answer without rows: what a KILL of one query answers here. */
 const NO_ROWS: EngineResult = { body: new Uint8Array(), resultRows: 0, resultBytes: 0, elapsedSeconds: 0 };
