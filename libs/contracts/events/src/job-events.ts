@@ -4,6 +4,8 @@ import { defineTopic, type PayloadOf, type Topic } from './topic';
 /** Names of job events; a job's status is the fold of these (see the ingestion service's job registry). */
 export const JobEventName = {
   Ingesting: 'Ingesting',
+  /** An export's worker has started writing it (analytics exports; until then the export is queued). */
+  Exporting: 'Exporting',
   Completed: 'Completed',
   Failed: 'Failed',
 } as const;

@@ -425,9 +425,11 @@ export type AnalyticsExportAcknowledgement = Static<typeof AnalyticsExportAcknow
 export const AnalyticsExportStatusSchema = Type.Object(
   {
     job_id: Type.String({ description: 'The job of the export' }),
-    // The states the official CLI waits on: `queued` (the 202), then these; `done` and `failed` are final.
-    status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')], {
-      description: '`running` until the result is written (`done`) or cannot be (`failed`); `done` and `failed` are final',
+    // The states the official CLI waits on; `done` and `failed` are final.
+    status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')], {
+      description:
+        '`queued` until a worker takes the export up, then `running` until the result is written (`done`) or cannot be (`failed`); ' +
+        '`done` and `failed` are final',
     }),
     started_at: Type.String({ format: 'date-time', description: 'When the export was requested' }),
     download_url: Type.Optional(

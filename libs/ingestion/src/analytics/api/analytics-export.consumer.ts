@@ -24,7 +24,10 @@ export class AnalyticsExportConsumer implements OnModuleInit {
     this.bus.subscribe({
       topic: AnalyticsExportRequested,
       group: ANALYTICS_EXPORT_GROUP,
-      handle: async (message) => this.report(message.id, await this.exports.write(message.payload)),
+      handle: async (message) => {
+        await this.exports.start(message.payload);
+        await this.report(message.id, await this.exports.write(message.payload));
+      },
       onGiveUp: (message, reason) => this.report(message.id, analyticsExportGivenUp(message.payload, reason)),
     });
   }

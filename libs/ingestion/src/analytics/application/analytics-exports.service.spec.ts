@@ -10,12 +10,17 @@ import type { AnalyticsStore } from './analytics-store.port';
 const STARTED_AT = new Date('2026-11-27T10:00:00.000Z');
 const BASE_URL = 'https://api.example.test:8443';
 
-/** The exports service over a job in `status` whose last event holds `attributes`; links signed for as long as asked. */
-function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, name: string = JobName.ExportAnalytics) {
+interface RecordedEvent {
+  readonly name: string;
+  readonly attributes: Record<string, unknown>;
+}
+
+/** The exports service over a job in `status` whose events are `events`; links signed for as long as asked. */
+function exportsOf(status: JobStatus, events: readonly RecordedEvent[], name: string = JobName.ExportAnalytics) {
   const signed: { key: string; ttlSeconds: number }[] = [];
   const jobs = {
     jobWithEvents: (accountId: string, jobId: string) =>
-      Promise.resolve({ job: { id: jobId, accountId, name, startedAt: STARTED_AT, status }, events: [{ attributes }] }),
+      Promise.resolve({ job: { id: jobId, accountId, name, startedAt: STARTED_AT, status }, events }),
   } as unknown as JobRegistry;
   const blobs = {
     signedUrl: (key: string, ttlSeconds: number, baseUrl: string) => {
@@ -28,13 +33,21 @@ function exportsOf(status: JobStatus, attributes: Record<string, unknown> = {}, 
 }
 
 describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () => {
-  it('tells a job in progress as running', async () => {
-    const { service } = exportsOf('IN_PROGRESS');
+  it('tells a job no worker has taken up as queued', async () => {
+    const { service } = exportsOf('IN_PROGRESS', []);
+    expect(await service.status('acme', 'j1', BASE_URL)).toEqual({ job_id: 'j1', status: 'queued', started_at: STARTED_AT.toISOString() });
+  });
+
+  it('tells a job in progress that a worker has taken up as running', async () => {
+    const { service } = exportsOf('IN_PROGRESS', [{ name: 'Exporting', attributes: {} }]);
     expect(await service.status('acme', 'j1', BASE_URL)).toEqual({ job_id: 'j1', status: 'running', started_at: STARTED_AT.toISOString() });
   });
 
   it('tells a completed job as done, with a link to its result on the base of the request, signed afresh for an hour on each call', async () => {
-    const { service, signed } = exportsOf('COMPLETED', { rows: 42, truncated: false, signed_s3_url: 'https://week-long.test/link' });
+    const { service, signed } = exportsOf('COMPLETED', [
+      { name: 'Exporting', attributes: {} },
+      { name: 'Completed', attributes: { rows: 42, truncated: false, signed_s3_url: 'https://week-long.test/link' } },
+    ]);
     const first = await service.status('acme', 'j1', BASE_URL);
     expect(first).toEqual({
       job_id: 'j1',
@@ -55,7 +68,7 @@ describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () 
   });
 
   it('tells a failed job as failed, with its reason as failure_reason', async () => {
-    const { service } = exportsOf('FAILED', { reason: 'query: needs more than the memory budget' });
+    const { service } = exportsOf('FAILED', [{ name: 'Failed', attributes: { reason: 'query: needs more than the memory budget' } }]);
     expect(await service.status('acme', 'j1', BASE_URL)).toEqual({
       job_id: 'j1',
       status: 'failed',
@@ -65,7 +78,7 @@ describe('AnalyticsExports.status: the lifecycle the official CLI waits on', () 
   });
 
   it('answers 404 for a job of the account that is not an analytics export', async () => {
-    const { service } = exportsOf('COMPLETED', {}, JobName.ExportEvents);
+    const { service } = exportsOf('COMPLETED', [{ name: 'Completed', attributes: {} }], JobName.ExportEvents);
     await expect(service.status('acme', 'j1', BASE_URL)).rejects.toThrow(DomainError);
     await expect(service.status('acme', 'j1', BASE_URL)).rejects.toMatchObject({ code: 'not_found' });
   });

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
-import { AnalyticsExportRequested, type PayloadOf } from '@guidepost/contracts-events';
+import { AnalyticsExportRequested, emitJobEvent, JobEventName, type PayloadOf } from '@guidepost/contracts-events';
 import { ANALYTICS_DOWNLOAD_LINK_SECONDS, type AnalyticsExportStatus, type CreatedJob, JobName } from '@guidepost/contracts-http';
 import { BlobStore } from '@guidepost/platform-blob';
 import { exportBlobKey, reportExportCompleted, reportExportFailed, storeExportWithRetries } from '@guidepost/platform-jobs';
@@ -24,7 +24,8 @@ const RESULT_FILE = { extension: 'json', contentType: 'application/json' };
  * Analytics exports: the query spec of `POST /analytics/query` run as a job, its rows written as one
  * JSON array into the blob store and linked for one week, as event exports are (the same delivery).
  * The spec is validated before the 202; a job always ends, `Completed` or `Failed` with the reason.
- * Its state is told as the official CLI reads it (`running`, `done` with a link of an hour, `failed`).
+ * Its state is told as the official CLI reads it (`queued` until a worker takes it up, `running`, `done`
+ * with a link of an hour, `failed`).
  */
 @Injectable()
 export class AnalyticsExports {
@@ -49,6 +50,12 @@ export class AnalyticsExports {
       tx.emit(AnalyticsExportRequested, job.id, payload, `${job.id}:analytics-export-requested`);
       return job;
     });
+  }
+
+  /** Reports that a worker has taken the export up: its state turns from `queued` to `running`. Once per job, however often delivered. */
+  async start(request: AnalyticsExportPayload): Promise<void> {
+    const event = { name: JobEventName.Exporting, timestamp: new Date().toISOString(), attributes: {} };
+    await this.unitOfWork.run((tx) => Promise.resolve(emitJobEvent(tx, { jobId: request.jobId, accountId: request.accountId }, event)));
   }
 
   /** Writes the result file (no transaction held meanwhile) and returns how to report the outcome. */
@@ -89,8 +96,10 @@ export class AnalyticsExports {
     // The final event (`Completed` or `Failed`, recorded by `write`) carries the outcome.
     const outcome = (events.at(-1)?.attributes ?? {}) as Partial<{ reason: string; rows: number; truncated: boolean }>;
     switch (job.status) {
-      case 'IN_PROGRESS':
-        return { job_id: job.id, status: 'running', started_at };
+      case 'IN_PROGRESS': {
+        const taken = events.some((event) => event.name === JobEventName.Exporting);
+        return { job_id: job.id, status: taken ? 'running' : 'queued', started_at };
+      }
       case 'FAILED':
         return { job_id: job.id, status: 'failed', started_at, failure_reason: outcome.reason ?? 'The export failed' };
       case 'COMPLETED': {

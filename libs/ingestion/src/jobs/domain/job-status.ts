@@ -17,6 +17,7 @@ export function jobStatusAfter(status: JobStatus, event: JobEventName): JobStatu
     case JobEventName.Failed:
       return 'FAILED';
     case JobEventName.Ingesting:
+    case JobEventName.Exporting:
       return status;
   }
 }
