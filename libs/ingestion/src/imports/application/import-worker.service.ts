@@ -248,7 +248,8 @@ export class ImportWorker implements BeforeApplicationShutdown {
       const batchToWrite = {
         jobId: run.staged.jobId,
         messageId: `${run.staged.jobId}:batch:${batch.index}`,
-        ...kept,
+        items: kept.items,
+        lines: kept.lines,
         failures: batch.failures,
       };
       const written = await this.writer.write(batchToWrite, delivery.publish);
