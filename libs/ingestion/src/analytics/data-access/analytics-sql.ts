@@ -5,7 +5,7 @@ import {
   type AnalyticsTimeBucket,
 } from '@guidepost/contracts-http';
 import { isNpsMetric, type Metric } from '../application/analytics-metrics';
-import { compileExportConditions } from '../../events/domain/export-conditions';
+import { compileExportConditions, type ConditionField } from '../../events/domain/export-conditions';
 import { CONTEXT_JSON_SQL, PAGE_PART_SQL } from '../domain/analytics-field-sql';
 import { dateTime64Param } from '../../events/domain/instant';
 import { READ_SETTINGS } from '../../events/data-access/event-sql';
@@ -21,7 +21,7 @@ import {
   type RankFilter,
   type SortKey,
 } from '../application/analytics-spec';
-import { metricSql, rollingNpsRows } from './metric-sql';
+import { metricSql, NPS_PER_USER, rollingNpsRows } from './metric-sql';
 
 type AggregateSpec = Extract<AnalyticsSpec, { shape: 'aggregate' }>;
 
@@ -94,7 +94,7 @@ const ZONED_TIMESTAMP = `concat(replaceOne(toString(toTimeZone(timestamp, ${ZONE
  * collapses it. Exports and history, which promise exact rows, still read with `FINAL`.
  */
 export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRows: number): AnalyticsStatement {
-  const conditions = compileExportConditions(spec.conditions, analyticsConditionField);
+  const conditions = compileExportConditions(spec.conditions, conditionFieldOf);
   const params: Record<string, unknown> = {
     ...conditions.params,
     account_id: accountId,
@@ -109,18 +109,28 @@ export function analyticsStatement(accountId: string, spec: AnalyticsSpec, maxRo
   const sql =
     spec.shape === 'raw'
       ? rawRows(spec.columns, spec.orderBy, where, placeholders)
-      : aggregateRows(spec, aggregatedRows(spec, conditions.sql, where), where, placeholders);
+      : aggregateRows(spec, aggregatedRows(spec, conditions.sql, where, placeholders), where, placeholders);
   return { sql: `${sql} ${READ_SETTINGS}`, params };
+}
+
+/** What an aggregate groups: rows holding the columns its metrics read, and its dimension values (`d0`, `d1`, ...) when `grouped`. */
+interface AggregatedRows {
+  readonly from: string;
+  readonly grouped: boolean;
 }
 
 /**
  * What an aggregate reads: the window's events (`where`), or for the NPS metrics, which are rolling
- * 30-day figures, each NPS event meeting the conditions once for every day it counts for.
+ * 30-day figures, one row per user of each group (`NPS_PER_USER`) over each NPS event meeting the
+ * conditions once for every day it counts for.
  */
-function aggregatedRows(spec: AggregateSpec, conditions: string, where: string): string {
-  if (!spec.metrics.some(isNpsMetric)) return `${EVENTS_TABLE} WHERE ${where}`;
+function aggregatedRows(spec: AggregateSpec, conditions: string, where: string, placeholders: Placeholders): AggregatedRows {
+  if (!spec.metrics.some(isNpsMetric)) return { from: `${EVENTS_TABLE} WHERE ${where}`, grouped: false };
   const byDay = spec.dimensions.some(({ source }) => source.kind === 'bucket' && source.bucket === 'day');
-  return rollingNpsRows(conditions, byDay);
+  const dimensions = spec.dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
+  const keys = [...spec.dimensions.map((_, index) => `d${index}`), 'user_key'];
+  const perUser = `SELECT ${[...dimensions, ...NPS_PER_USER].join(', ')} FROM ${rollingNpsRows(conditions, byDay)} GROUP BY ${keys.join(', ')}`;
+  return { from: `(${perUser})`, grouped: true };
 }
 
 /** The rows asked for of the sorted result. */
@@ -166,11 +176,13 @@ function sortValue(source: EventField, placeholders: Placeholders): string {
  */
 function aggregateRows(
   { metrics, dimensions, orderBy, rank }: AggregateSpec,
-  rows: string,
+  rows: AggregatedRows,
   where: string,
   placeholders: Placeholders,
 ): string {
-  const dimensionValues = dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
+  const dimensionValues = dimensions.map((dimension, index) =>
+    rows.grouped ? `d${index}` : `${groupValue(dimension.source, placeholders)} AS d${index}`,
+  );
   const metricValues = metrics.map((metric, index) => `${metricValue(metric, placeholders)} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index}`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index}`]));
@@ -182,7 +194,7 @@ function aggregateRows(
   const groupBy = dimensions.length === 0 ? '' : `GROUP BY ${dimensions.map((_, index) => `d${index}`).join(', ')}`;
   // `rank_n` takes no NPS metric (`rankFilterOf`): `rows` is then the window's events, `WHERE` included.
   const ranked = rank === undefined ? '' : ` AND ${rankedValues(rank, metrics[0], where, placeholders)}`;
-  const grouped = `SELECT ${[...dimensionValues, ...metricValues, `1 AS ${HAS_EVENTS}`].join(', ')} FROM ${rows}${ranked} ${groupBy}`;
+  const grouped = `SELECT ${[...dimensionValues, ...metricValues, `1 AS ${HAS_EVENTS}`].join(', ')} FROM ${rows.from}${ranked} ${groupBy}`;
   const bucket = buckets.length === 1 ? dimensions[Number(buckets[0].slice(1))] : undefined;
   const filled = bucket?.source.kind === 'bucket' ? zeroFilled(grouped, buckets[0], TIME_BUCKETS[bucket.source.bucket], others) : grouped;
   const members = [
@@ -326,6 +338,17 @@ function attributeText(key: string): string {
 const STORED_FLOW_ID = `if(unparsed_flow_ids AND flow_id = ${UNPARSED_FLOW_ID_SQL}, coalesce(${ANALYTICS_ATTRIBUTE_FIELDS[
   ANALYTICS_FLOW_FIELD
 ].map((key) => attributeText(`'${key}'`)).join(', ')}), flow_id)`;
+
+/**
+ * What a condition compares, as the vocabulary says (`analyticsConditionField`); `flow_id`, read from
+ * the SDK's key then the snake-case one, also names the column the insert fills with that text (event-store
+ * migration 6), which narrows an equality on it before any attributes are parsed.
+ */
+function conditionFieldOf(field: string, path: string): ConditionField {
+  const compared = analyticsConditionField(field, path);
+  if (field !== ANALYTICS_FLOW_FIELD || compared.kind !== 'attribute') return compared;
+  return { ...compared, stored: { column: 'flow_id', unread: UNPARSED_FLOW_ID_SQL } };
+}
 
 function isStoredFlowId(source: EventField): boolean {
   return source.kind === 'attribute-field' && source.field === ANALYTICS_FLOW_FIELD;

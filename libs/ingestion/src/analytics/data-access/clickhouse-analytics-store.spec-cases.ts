@@ -144,6 +144,10 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
       { accountId: 'parsed-flows', event: event(8, { attributes: { flow_id: 'welcome' } }) },
       { accountId: 'parsed-flows', event: event(9, { userId: 'u8', attributes: { flow_id: 'welcome', step: 2 } }) },
       { accountId: 'parsed-flows', event: event(10, { attributes: { flow_id: 3 } }) },
+      // flow_id is the first of flowId and flow_id an event has, even when its value is null.
+      { accountId: 'two-keys', event: event(26, { attributes: { flowId: 'f-sdk', flow_id: 'f-hand' } }) },
+      { accountId: 'two-keys', event: event(27, { attributes: { flowId: null, flow_id: 'f-hand' } }) },
+      { accountId: 'two-keys', event: event(28, { attributes: { flow_id: 'f-hand' } }) },
       { accountId: 'sdk', event: event(21, { name: 'appcues:flow_started', attributes: { flowId: 'f-web', flowName: 'Web' } }) },
       { accountId: 'sdk', event: event(22, { name: 'appcues:flow_started', attributes: { flowId: 'f-web', flowName: 'Web' } }) },
       { accountId: 'sdk', event: event(23, { name: 'appcues:step_completed', attributes: { flowId: 'f-web', stepId: 's-1' } }) },
@@ -400,6 +404,19 @@ export function analyticsStoreCases(open: () => Promise<AnalyticsStoreTarget>): 
     expect(
       await rows('sdk', { metrics: ['events'], dimensions: ['flow_id'], conditions: [['name', '==', 'appcues:flow_started']] }),
     ).toEqual([{ flow_id: 'f-web', events: 2 }]);
+  });
+
+  it('matches flow_id conditions exactly where the stored column narrows them: first key, JSON type, unread attributes', async () => {
+    const count = (conditions: unknown[], accountId = 'flows') => rows(accountId, { metrics: ['events'], conditions });
+    // e4 and e5 hold attributes the insert could not read (`big`); e6 the number 7.
+    expect(await count([['flow_id', '==', 'onboarding']])).toEqual([{ events: 2 }]);
+    expect(await count([['flow_id', 'in', ['onboarding', 'other']]])).toEqual([{ events: 2 }]);
+    expect(await count([['flow_id', '==', 7]])).toEqual([{ events: 1 }]);
+    expect(await count([['or', ['flow_id', '==', '7'], ['flow_id', '==', 'onboarding']]])).toEqual([{ events: 2 }]);
+    expect(await count([['flow_id', '==', 'f-sdk']], 'two-keys')).toEqual([{ events: 1 }]);
+    // e27's flowId is null, which comes first: it is no match, although its stored flow_id reads f-hand.
+    expect(await count([['flow_id', '==', 'f-hand']], 'two-keys')).toEqual([{ events: 1 }]);
+    expect(await count([['and', ['flow_id', 'in', ['f-hand', 'f-sdk']], ['name', '==', 'viewed']]], 'two-keys')).toEqual([{ events: 2 }]);
   });
 
   it('groups by the stored flow_id where every event was read at insert', async () => {

@@ -1,6 +1,6 @@
 import { MAX_CONDITION_DEPTH, MAX_CONDITION_VALUES, MAX_CONDITIONS, MAX_CONDITIONS_TEXT_LENGTH } from '@guidepost/contracts-http';
 import { DomainError } from '@guidepost/platform-errors';
-import { compileExportConditions } from './export-conditions';
+import { compileExportConditions, type ConditionField } from './export-conditions';
 
 /** The 400 detail a list of conditions is refused with. */
 function refusal(conditions: unknown[]): string {
@@ -32,6 +32,37 @@ describe('compileExportConditions', () => {
       sql: 'identity((group_id ILIKE {p0:String}))',
       params: { p0: 'G_' },
     });
+  });
+
+  it('narrows an equality every match meets on a field with a stored text by that column, outside the one predicate', () => {
+    const flow = (field: string): ConditionField =>
+      field === 'flow'
+        ? { kind: 'attribute', keys: [['flowId'], ['flow_id']], stored: { column: 'flow_id', unread: "'?'" } }
+        : { kind: 'column', column: 'name' };
+    const narrowings = (conditions: unknown[]) => compileExportConditions(conditions, flow).sql.split(' AND identity(')[0];
+    expect(
+      compileExportConditions(
+        [
+          ['flow', '==', 'f1'],
+          ['name', '==', 'x'],
+        ],
+        flow,
+      ),
+    ).toMatchObject({
+      sql: expect.stringMatching(/^\(flow_id IN \{p3:Array\(String\)\} OR flow_id = '\?'\) AND identity\(/),
+      params: { p3: ['f1'] },
+    });
+    expect(narrowings([['and', ['flow', 'in', ['f1', 'f2']], ['name', '==', 'x']]])).toMatch(/^\(flow_id IN /);
+    // Not where a match need not meet it, nor for values the column renders otherwise.
+    for (const conditions of [
+      [['or', ['flow', '==', 'f1'], ['name', '==', 'x']]],
+      [['flow', '!=', 'f1']],
+      [['flow', 'not in', ['f1']]],
+      [['flow', 'like', 'f%']],
+      [['flow', 'in', ['f1', 7]]],
+    ]) {
+      expect(compileExportConditions(conditions, flow).sql).toMatch(/^identity\(/);
+    }
   });
 
   it('joins top-level conditions with AND and nests conjunctions', () => {

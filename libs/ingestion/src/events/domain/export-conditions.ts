@@ -24,8 +24,21 @@ export type AttributePath = readonly string[];
  */
 export type ConditionField =
   | { readonly kind: 'column'; readonly column: (typeof EVENT_COLUMN_FIELDS)[number] }
-  | { readonly kind: 'attribute'; readonly keys: readonly AttributePath[] }
+  | { readonly kind: 'attribute'; readonly keys: readonly AttributePath[]; readonly stored?: StoredAttributeText }
   | { readonly kind: 'text'; readonly name: string; readonly sql: string };
+
+/**
+ * A column the insert fills with the text of the first of an attribute field's keys an event has (a
+ * string's value, another value's JSON text; NULL for none or JSON null), and `unread` where it could
+ * not read the attributes. An event equal to a value holds the value's text there, so a condition
+ * that every match must meet (`==` or `in` of strings, not under `or`) first keeps the events whose
+ * column holds one of them (or `unread`): a column the store reads alone, before it parses any
+ * attributes (the flow funnel over 10 M events: 3.1 s parsing every event's attributes).
+ */
+export interface StoredAttributeText {
+  readonly column: string;
+  readonly unread: string;
+}
 
 /** Resolves a condition's field (at `path`, for a 400 naming it). */
 export type FieldResolver = (field: string, path: string) => ConditionField;
@@ -74,8 +87,10 @@ interface Compared {
  */
 export function compileExportConditions(conditions: readonly unknown[], fieldOf: FieldResolver = exportField): CompiledConditions {
   const compiler = new ConditionCompiler(fieldOf);
-  const parts = conditions.map((condition, index) => compiler.condition(condition, `conditions[${index}]`, 1));
-  return { sql: parts.length === 0 ? '1' : asOnePredicate(parts.map((part) => `(${part})`).join(' AND ')), params: compiler.params };
+  const parts = conditions.map((condition, index) => compiler.condition(condition, `conditions[${index}]`, 1, true));
+  if (parts.length === 0) return { sql: '1', params: compiler.params };
+  const predicate = asOnePredicate(parts.map((part) => `(${part})`).join(' AND '));
+  return { sql: [...compiler.narrowings, predicate].join(' AND '), params: compiler.params };
 }
 
 /**
@@ -90,6 +105,8 @@ function asOnePredicate(sql: string): string {
 
 class ConditionCompiler {
   readonly params: Record<string, string | string[]> = {};
+  /** What every match meets on stored columns (`StoredAttributeText`), outside the one predicate, where the planner reads them first. */
+  readonly narrowings: string[] = [];
 
   constructor(private readonly fieldOf: FieldResolver) {}
 
@@ -101,10 +118,11 @@ class ConditionCompiler {
   private comparedValues = 0;
   private textLength = 0;
 
-  condition(condition: unknown, path: string, depth: number): string {
+  /** `required`: every match meets this condition (it is not under an `or`). */
+  condition(condition: unknown, path: string, depth: number, required: boolean): string {
     if (!Array.isArray(condition) || condition.length < 2) throw invalid(path, SHAPES);
     const [head, ...rest] = condition as unknown[];
-    if (head === 'and' || head === 'or') return this.conjunction(head, rest, path, depth);
+    if (head === 'and' || head === 'or') return this.conjunction(head, rest, path, depth, required && head === 'and');
     if (typeof head !== 'string' || head === '') throw invalid(`${path}[0]`, 'the field must be a non-empty string');
     if (rest.every(Array.isArray)) {
       throw invalid(`${path}[0]`, `conjunction ${JSON.stringify(head)} is not supported; use one of ${listOf(CONJUNCTIONS)}`);
@@ -112,20 +130,21 @@ class ConditionCompiler {
     this.comparisons += 1;
     if (this.comparisons > MAX_CONDITIONS) throw invalid(path, `the request has more than ${MAX_CONDITIONS} conditions in all`);
     this.countText(head, `${path}[0]`);
-    return this.comparison(head, rest, path);
+    return this.comparison(head, rest, path, required);
   }
 
-  private conjunction(conjunction: 'and' | 'or', conditions: unknown[], path: string, depth: number): string {
+  private conjunction(conjunction: 'and' | 'or', conditions: unknown[], path: string, depth: number, required: boolean): string {
     if (depth > MAX_CONDITION_DEPTH) throw invalid(path, `conjunctions nest more than ${MAX_CONDITION_DEPTH} levels deep`);
-    const parts = conditions.map((condition, index) => this.condition(condition, `${path}[${index + 1}]`, depth + 1));
+    const parts = conditions.map((condition, index) => this.condition(condition, `${path}[${index + 1}]`, depth + 1, required));
     return parts.map((part) => `(${part})`).join(conjunction === 'and' ? ' AND ' : ' OR ');
   }
 
-  private comparison(field: string, [operator, ...values]: unknown[], path: string): string {
+  private comparison(field: string, [operator, ...values]: unknown[], path: string, required: boolean): string {
     if (typeof operator !== 'string' || !OPERATORS.includes(operator)) {
       throw invalid(`${path}[1]`, `operator ${JSON.stringify(operator)} is not supported; use one of ${listOf(OPERATORS)}`);
     }
-    const target = targetOf(this.fieldOf(field, `${path}[0]`), this);
+    const compared = this.fieldOf(field, `${path}[0]`);
+    const target = targetOf(compared, this);
     if (operator === 'is null' || operator === 'is not null') {
       if (values.length > 0) throw invalid(path, `operator "${operator}" takes no value: [field, "${operator}"]`);
       const isNull = target.isNull();
@@ -135,8 +154,13 @@ class ConditionCompiler {
     const valuePath = `${path}[2]`;
     if (operator === 'in' || operator === 'not in' || operator === '==' || operator === '!=') {
       const membership = operator === 'in' || operator === 'not in';
-      const isIn = target.isIn(membership ? this.valueList(operator, values[0], valuePath) : [this.scalar(values[0], valuePath)]);
-      return operator === 'in' || operator === '==' ? isIn : `NOT (${isIn})`;
+      const listed = membership ? this.valueList(operator, values[0], valuePath) : [this.scalar(values[0], valuePath)];
+      const isIn = target.isIn(listed);
+      if (operator === 'in' || operator === '==') {
+        if (required && compared.kind === 'attribute' && compared.stored) this.narrowStored(compared.stored, listed);
+        return isIn;
+      }
+      return `NOT (${isIn})`;
     }
     const pattern = values[0];
     if (typeof pattern !== 'string') throw invalid(valuePath, `operator "${operator}" takes a text pattern (% and _ are wildcards)`);
@@ -150,6 +174,16 @@ class ConditionCompiler {
     const like = operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
     const matches = target.matches(like, this.param('String', pattern), `${path}[1]`);
     return operator.startsWith('not ') ? `NOT (${matches})` : matches;
+  }
+
+  /**
+   * Keeps the events whose stored text is one of the values, or unread. Strings only: the column holds
+   * another value as the store renders its JSON, which the text of the request need not match.
+   */
+  private narrowStored({ column, unread }: StoredAttributeText, values: readonly Compared[]): void {
+    const texts = values.flatMap(({ value }) => (typeof value === 'string' ? [value] : []));
+    if (texts.length < values.length) return;
+    this.narrowings.push(`(${column} IN ${this.param('Array(String)', texts)} OR ${column} = ${unread})`);
   }
 
   private valueList(operator: string, value: unknown, path: string): Compared[] {
