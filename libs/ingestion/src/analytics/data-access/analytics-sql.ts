@@ -127,7 +127,7 @@ interface AggregatedRows {
 function aggregatedRows(spec: AggregateSpec, conditions: string, where: string, placeholders: Placeholders): AggregatedRows {
   if (!spec.metrics.some(isNpsMetric)) return { from: `${EVENTS_TABLE} WHERE ${where}`, grouped: false };
   const byDay = spec.dimensions.some(({ source }) => source.kind === 'bucket' && source.bucket === 'day');
-  const dimensions = spec.dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
+  const dimensions = groupedDimensions(spec.dimensions, placeholders);
   const keys = [...spec.dimensions.map((_, index) => `d${index}`), 'user_key'];
   const perUser = `SELECT ${[...dimensions, ...NPS_PER_USER].join(', ')} FROM ${rollingNpsRows(conditions, byDay)} GROUP BY ${keys.join(', ')}`;
   return { from: `(${perUser})`, grouped: true };
@@ -180,9 +180,7 @@ function aggregateRows(
   where: string,
   placeholders: Placeholders,
 ): string {
-  const dimensionValues = dimensions.map((dimension, index) =>
-    rows.grouped ? `d${index}` : `${groupValue(dimension.source, placeholders)} AS d${index}`,
-  );
+  const dimensionValues = rows.grouped ? dimensions.map((_, index) => `d${index}`) : groupedDimensions(dimensions, placeholders);
   const metricValues = metrics.map((metric, index) => `${metricValue(metric, placeholders)} AS m${index}`);
   const buckets = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [`d${index}`] : []));
   const others = dimensions.flatMap((dimension, index) => (dimension.source.kind === 'bucket' ? [] : [`d${index}`]));
@@ -242,6 +240,11 @@ function rankedValues(rank: RankFilter, metric: Metric, where: string, placehold
   const total = metricValue(metric, placeholders);
   const ranking = `SELECT ${value} AS ranked FROM ${EVENTS_TABLE} WHERE ${where} GROUP BY ranked ORDER BY ${total} ${rank.top ? 'DESC' : 'ASC'}, ranked ASC LIMIT ${n}`;
   return `${value} IN (${ranking})`;
+}
+
+/** Each dimension's value under its alias, `d0`, `d1`, ... */
+function groupedDimensions(dimensions: readonly OutputField[], placeholders: Placeholders): string[] {
+  return dimensions.map((dimension, index) => `${groupValue(dimension.source, placeholders)} AS d${index}`);
 }
 
 /** What a dimension groups by: a time bucket's value, the text of any other. */
